@@ -1,0 +1,21 @@
+"""Shared test helpers: the language-neutral vectors live in the repository's fixtures/."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
+
+
+def load_vectors(relative: str) -> list[dict]:
+    """Load one fixtures file; a file that is missing or malformed fails the run."""
+    data = json.loads((FIXTURES / relative).read_text(encoding="utf-8"))
+    cases = data["cases"] if isinstance(data, dict) else data
+    assert cases, f"{relative} holds no cases"
+    return cases
+
+
+@pytest.fixture
+def fixtures_dir() -> Path:
+    return FIXTURES

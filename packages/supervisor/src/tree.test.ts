@@ -1,0 +1,30 @@
+import { spawn } from "node:child_process";
+import { describe, expect, it } from "vitest";
+import { descendants, isAlive, killTree, parseProcStat, readProc } from "./tree.js";
+
+describe("parseProcStat", () => {
+  it("reads pid, state, ppid and pgid even when the name holds ') '", () => {
+    expect(parseProcStat("42 (we ird) (x) S 7 42 42 0 -1")).toEqual({ pid: 42, ppid: 7, pgid: 42, state: "S" });
+  });
+  it("returns undefined for garbage", () => {
+    expect(parseProcStat("nonsense")).toBeUndefined();
+  });
+});
+
+describe("descendants / killTree", () => {
+  it("finds and kills a grandchild that moved to its own session", async () => {
+    const child = spawn("sh", ["-c", "setsid sleep 1000 & sleep 1000 & wait"], { detached: true, stdio: "ignore" });
+    const pid = child.pid as number;
+    let found: number[] = [];
+    for (let i = 0; i < 200 && found.length < 2; i++) {
+      await new Promise((r) => setTimeout(r, 10));
+      found = descendants(pid).map((p) => p.pid);
+    }
+    expect(found.length).toBeGreaterThanOrEqual(2);
+    const setsidOne = found.map((p) => readProc(p)).find((p) => p && p.pgid === p.pid);
+    expect(setsidOne).toBeDefined();
+    const left = await killTree(pid);
+    expect(left).toEqual([]);
+    for (const p of found) expect(isAlive(p)).toBe(false);
+  });
+});

@@ -1,0 +1,53 @@
+import { constants } from "node:fs";
+import { lstat, open } from "node:fs/promises";
+import { join } from "node:path";
+import { MAX_SKILL_BYTES, SKILL_FILE_NAME } from "./constants";
+
+/** What reading one skill directory's SKILL.md found on disk. */
+export type SkillFileRead =
+  | { kind: "bytes"; bytes: Uint8Array }
+  | { kind: "symlink" }
+  | { kind: "missing" }
+  | { kind: "oversize" };
+
+function errorCode(error: unknown): string | undefined {
+  return typeof error === "object" && error !== null ? (error as NodeJS.ErrnoException).code : undefined;
+}
+
+/**
+ * Read `<dir>/SKILL.md` without following a symlink and without reading more than
+ * MAX_SKILL_BYTES + 1 bytes: a huge file costs one bounded read, not its size.
+ * A missing file, or one that is not a regular file (a directory named SKILL.md), is `missing`.
+ */
+export async function readSkillFile(dir: string): Promise<SkillFileRead> {
+  const path = join(dir, SKILL_FILE_NAME);
+  let handle;
+  try {
+    // O_NOFOLLOW closes the window between an lstat and the open: a symlink fails with ELOOP.
+    handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (error) {
+    const code = errorCode(error);
+    if (code === "ELOOP" || code === "EMLINK") return { kind: "symlink" };
+    if (code === "ENOENT" || code === "ENOTDIR" || code === "EISDIR") return { kind: "missing" };
+    // Some platforms report a symlink opened with O_NOFOLLOW differently; ask lstat.
+    const info = await lstat(path).catch(() => undefined);
+    if (info?.isSymbolicLink()) return { kind: "symlink" };
+    throw error;
+  }
+  try {
+    const info = await handle.stat();
+    if (!info.isFile()) return { kind: "missing" };
+    const limit = MAX_SKILL_BYTES + 1;
+    const buffer = Buffer.alloc(limit);
+    let filled = 0;
+    while (filled < limit) {
+      const { bytesRead } = await handle.read(buffer, filled, limit - filled, filled);
+      if (bytesRead === 0) break;
+      filled += bytesRead;
+    }
+    if (filled > MAX_SKILL_BYTES) return { kind: "oversize" };
+    return { kind: "bytes", bytes: buffer.subarray(0, filled) };
+  } finally {
+    await handle.close();
+  }
+}

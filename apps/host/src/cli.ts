@@ -1,0 +1,2 @@
+/** The `klbr` command line. */
+export { buildProgram, main } from "./cli/main";

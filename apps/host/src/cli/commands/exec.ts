@@ -1,0 +1,19 @@
+import { readFileSync } from "node:fs";
+import { HostError } from "../../errors";
+import { EXIT_BY_STATUS, writeExecution } from "../render";
+import { openTarget, type CommonOptions } from "../target";
+
+/** `klbr exec CODE | -f FILE`: run one cell, print its outputs, exit by its status. */
+export async function execCommand(code: string | undefined, opts: CommonOptions & { file?: string; json?: boolean }): Promise<number> {
+  if ((code === undefined) === (opts.file === undefined)) throw new HostError("CLI_USAGE", "give the cell as an argument or with -f FILE (exactly one)");
+  const source = opts.file !== undefined ? readFileSync(opts.file === "-" ? 0 : opts.file, "utf8") : code!;
+  const target = await openTarget(opts, () => process.stderr.write("klbr: no daemon running; using an embedded host\n"));
+  try {
+    const report = await target.execute(source);
+    if (opts.json) process.stdout.write(`${JSON.stringify(report)}\n`);
+    else writeExecution(report, process.stdout, process.stderr);
+    return EXIT_BY_STATUS[report.status] ?? 70;
+  } finally {
+    await target.close();
+  }
+}

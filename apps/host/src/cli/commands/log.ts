@@ -1,0 +1,51 @@
+import { existsSync } from "node:fs";
+import Database from "better-sqlite3";
+import { HostError } from "../../errors";
+import { dataLayout } from "../../paths";
+import { readLog, type LogEntry } from "../../store/log-view";
+import { dataDirOf, type CommonOptions } from "../target";
+
+function human(entry: LogEntry): string {
+  const at = new Date(entry.at_ms).toISOString().replace(/\.\d{3}Z$/, "Z");
+  const { key: _key, at_ms: _at, kind, ...rest } = entry;
+  const brief = Object.entries(rest)
+    .filter(([, v]) => v !== null && v !== undefined && v !== "")
+    .map(([k, v]) => `${k}=${typeof v === "string" ? JSON.stringify(v.length > 120 ? `${v.slice(0, 117)}...` : v) : JSON.stringify(v)}`)
+    .join(" ");
+  return `${at} ${kind} ${brief}`;
+}
+
+/** `klbr log [--follow] [--json]`: the durable log, read straight from the database (no daemon needed). */
+export async function logCommand(opts: CommonOptions & { follow?: boolean; json?: boolean; limit?: string }): Promise<number> {
+  const file = dataLayout(dataDirOf(opts)).database;
+  if (!existsSync(file)) throw new HostError("HOST_NOT_RUNNING", `no klbr database at ${file}; run \`klbr init\` first`);
+  const sqlite = new Database(file, { readonly: true, fileMustExist: true });
+  sqlite.pragma("busy_timeout = 5000");
+  const seen = new Set<string>();
+  const print = (entries: LogEntry[]) => {
+    for (const entry of entries) {
+      if (seen.has(entry.key)) continue;
+      seen.add(entry.key);
+      process.stdout.write(`${opts.json ? JSON.stringify(entry) : human(entry)}\n`);
+    }
+  };
+  const limit = opts.limit ? Number(opts.limit) : undefined;
+  const all = readLog(sqlite);
+  if (limit !== undefined) for (const e of all.slice(0, Math.max(0, all.length - limit))) seen.add(e.key);
+  print(all);
+  if (!opts.follow) {
+    sqlite.close();
+    return 0;
+  }
+  await new Promise<void>((resolve) => {
+    const timer = setInterval(() => print(readLog(sqlite)), 300);
+    const stop = () => {
+      clearInterval(timer);
+      resolve();
+    };
+    process.once("SIGINT", stop);
+    process.once("SIGTERM", stop);
+  });
+  sqlite.close();
+  return 0;
+}

@@ -1,0 +1,70 @@
+import { createInterface } from "node:readline";
+import { describeEvent, writeExecution } from "../render";
+import { openTarget, type CommonOptions } from "../target";
+
+const HELP = `Cells run in the session's workbench; a block continues until an empty line.
+  :say TEXT   post operator input (wakes a waiting session)
+  :status     workers, generations, epoch
+  :help       this text
+  :quit       leave (Ctrl-D too)
+`;
+
+/** Whether a line opens or continues a block, so the cell is not sent yet. */
+function continues(buffer: string[], line: string): boolean {
+  if (buffer.length === 0) return /:\s*(#.*)?$/.test(line) || /\\$/.test(line);
+  return line.trim() !== "";
+}
+
+/** `klbr repl`: interactive cells against the daemon, or an embedded host when none runs. */
+export async function replCommand(opts: CommonOptions): Promise<number> {
+  const target = await openTarget(opts, () => process.stderr.write("klbr: no daemon running; using an embedded host\n"));
+  await target.subscribe((event) => {
+    const line = describeEvent(event);
+    if (line) process.stdout.write(`${line}\n`);
+  });
+  const interactive = process.stdin.isTTY === true;
+  const rl = createInterface({ input: process.stdin, output: process.stdout, terminal: interactive, prompt: "klbr> " });
+  process.stderr.write(`klbr repl (${target.embedded ? "embedded host" : "daemon"}); :help for commands\n`);
+  let buffer: string[] = [];
+  const prompt = () => {
+    rl.setPrompt(buffer.length > 0 ? "...   " : "klbr> ");
+    if (interactive) rl.prompt();
+  };
+  prompt();
+  for await (const line of rl) {
+    if (buffer.length === 0 && line.startsWith(":")) {
+      const [command, ...rest] = line.slice(1).split(" ");
+      if (command === "quit" || command === "q") break;
+      if (command === "say") {
+        const result = (await target.say(rest.join(" "))) as { event_id: number };
+        process.stdout.write(`[input] event ${result.event_id} recorded\n`);
+      } else if (command === "status") {
+        process.stdout.write(`${JSON.stringify(await target.status(), null, 2)}\n`);
+      } else {
+        process.stdout.write(HELP);
+      }
+      prompt();
+      continue;
+    }
+    if (continues(buffer, line)) {
+      buffer.push(line);
+      prompt();
+      continue;
+    }
+    if (buffer.length > 0 && line.trim() === "") {
+      // an empty line closes the block
+    } else {
+      buffer.push(line);
+    }
+    const code = buffer.join("\n");
+    buffer = [];
+    if (code.trim() !== "") {
+      const report = await target.execute(code);
+      writeExecution(report, process.stdout, process.stderr);
+    }
+    prompt();
+  }
+  rl.close();
+  await target.close();
+  return 0;
+}

@@ -1,0 +1,56 @@
+import { Command } from "commander";
+import { execCommand } from "./commands/exec";
+import { initCommand } from "./commands/init";
+import { logCommand } from "./commands/log";
+import { releaseCommand } from "./commands/release";
+import { replCommand } from "./commands/repl";
+import { serveCommand } from "./commands/serve";
+import { statusCommand } from "./commands/status";
+
+type Action = (...args: never[]) => Promise<number>;
+
+/** Run a command and turn its result or its coded error into the exit status. */
+function run(action: Action) {
+  return async (...args: unknown[]) => {
+    try {
+      process.exitCode = await (action as (...a: unknown[]) => Promise<number>)(...args);
+    } catch (error) {
+      const e = error as Error & { code?: string };
+      process.stderr.write(`klbr: ${e.code ? `${e.code}: ` : ""}${e.message}\n`);
+      process.exitCode = e.code === "CLI_USAGE" ? 64 : 1;
+    }
+  };
+}
+
+/** The `klbr` program. */
+export function buildProgram(): Command {
+  const program = new Command("klbr")
+    .description("klbr runtime: run an agent's Python cells in supervised workers, with a durable log")
+    .option("-d, --data-dir <dir>", "data directory (default: KLBR_DATA_DIR or the platform data dir)")
+    .option("-w, --workspace <dir>", "workspace for cells and workspace.run (default: the current directory)")
+    .showHelpAfterError();
+  const common = (cmd: Command) => ({ ...program.opts(), ...cmd.opts() });
+
+  program.command("init").description("create the data directory, managed skills directory and database").option("--json", "machine output on stdout")
+    .action(run(async function (this: Command) { return initCommand(common(this)); } as unknown as Action));
+  program.command("serve").description("run the daemon (control socket in the data directory)")
+    .action(run(async function (this: Command) { return serveCommand(common(this)); } as unknown as Action));
+  program.command("exec").description("run one cell and print its outputs; exit 0 ok/yielded, 1 error, 130 interrupted, 70 failed")
+    .argument("[code]", "Python source of the cell").option("-f, --file <file>", "read the cell from a file (- for stdin)").option("--json", "the execution record as JSON on stdout")
+    .action(run(async function (this: Command, code: string | undefined) { return execCommand(code, common(this)); } as unknown as Action));
+  program.command("repl").description("interactive cells (daemon, or an embedded host when none runs); :say TEXT posts operator input")
+    .action(run(async function (this: Command) { return replCommand(common(this)); } as unknown as Action));
+  program.command("log").description("print the durable log").option("--follow", "keep printing new entries").option("--json", "one JSON object per line").option("-n, --limit <n>", "only the last n entries")
+    .action(run(async function (this: Command) { return logCommand(common(this)); } as unknown as Action));
+  program.command("release").description("snapshot a behaviour source draft into releases/<digest>; prints its path")
+    .argument("<draft>", "the draft source directory").option("--json", "machine output on stdout")
+    .action(run(async function (this: Command, draft: string) { return releaseCommand(draft, common(this)); } as unknown as Action));
+  program.command("status").description("workers, pids, generations, epoch, skills revision, tails").option("--json", "machine output on stdout")
+    .action(run(async function (this: Command) { return statusCommand(common(this)); } as unknown as Action));
+  return program;
+}
+
+/** Entry point of the `klbr` binary. */
+export async function main(argv: string[] = process.argv): Promise<void> {
+  await buildProgram().parseAsync(argv);
+}

@@ -1,0 +1,58 @@
+import { existsSync } from "node:fs";
+import { ControlClient } from "../control/client";
+import { probeSocket } from "../control/server";
+import { dataLayout, defaultDataDir } from "../paths";
+import { Host, type ExecutionReport } from "../runtime/host";
+
+/** What a CLI command talks to: the running daemon, or a host embedded in the command. */
+export interface Target {
+  readonly embedded: boolean;
+  execute(code: string): Promise<ExecutionReport>;
+  say(text: string): Promise<unknown>;
+  status(): Promise<unknown>;
+  subscribe(onEvent: (event: unknown) => void): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Global options every command shares. */
+export interface CommonOptions {
+  dataDir?: string;
+  workspace?: string;
+}
+
+/** The data directory a command uses. */
+export function dataDirOf(opts: CommonOptions): string {
+  return opts.dataDir ?? defaultDataDir();
+}
+
+/** Connect to the daemon of this data directory, or return null when none answers. */
+export async function connectDaemon(opts: CommonOptions): Promise<ControlClient | null> {
+  const socket = dataLayout(dataDirOf(opts)).controlSocket;
+  if (!existsSync(socket) || !(await probeSocket(socket))) return null;
+  return ControlClient.connect(socket);
+}
+
+/** The daemon when one runs, otherwise an embedded host on the same data directory. */
+export async function openTarget(opts: CommonOptions, onEmbedded?: () => void): Promise<Target> {
+  const client = await connectDaemon(opts);
+  if (client) {
+    return {
+      embedded: false,
+      execute: (code) => client.request({ op: "exec", code }) as Promise<ExecutionReport>,
+      say: (text) => client.request({ op: "say", text }),
+      status: () => client.request({ op: "status" }),
+      subscribe: (onEvent) => client.subscribe(onEvent),
+      close: async () => client.close(),
+    };
+  }
+  onEmbedded?.();
+  const host = await Host.start({ dataDir: dataDirOf(opts), ...(opts.workspace ? { workspace: opts.workspace } : {}) });
+  return {
+    embedded: true,
+    execute: (code) => host.execute(code),
+    say: (text) => host.postInput(text),
+    status: async () => host.status(),
+    subscribe: async (onEvent) => void host.subscribe(onEvent),
+    close: () => host.stop(),
+  };
+}

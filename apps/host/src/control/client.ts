@@ -1,0 +1,75 @@
+import { createConnection, type Socket } from "node:net";
+import { encodeFrame, FrameDecoder } from "@klbr/frame";
+import { HostError } from "../errors";
+import type { ControlMessage, ControlRequest } from "./protocol";
+
+type Pending = { resolve: (v: unknown) => void; reject: (e: Error) => void };
+type Op = ControlRequest extends infer R ? (R extends { id: number } ? Omit<R, "id"> : never) : never;
+
+/** A connection to a running daemon's control socket. */
+export class ControlClient {
+  private nextId = 1;
+  private readonly pending = new Map<number, Pending>();
+  private readonly decoder = new FrameDecoder();
+  private onEvent: ((event: unknown) => void) | null = null;
+
+  private constructor(private readonly socket: Socket) {
+    socket.on("data", (chunk) => {
+      let messages: unknown[];
+      try {
+        messages = this.decoder.push(chunk);
+      } catch (error) {
+        this.fail(new HostError("CONTROL_PROTOCOL", `bad frame from the daemon: ${(error as Error).message}`));
+        return;
+      }
+      for (const m of messages as ControlMessage[]) {
+        if ("event" in m) {
+          this.onEvent?.(m.event);
+          continue;
+        }
+        const waiter = this.pending.get(m.id);
+        if (!waiter) continue;
+        this.pending.delete(m.id);
+        if (m.ok) waiter.resolve(m.value);
+        else waiter.reject(new HostError(m.error.code, m.error.message));
+      }
+    });
+    socket.on("close", () => this.fail(new HostError("HOST_NOT_RUNNING", "the daemon closed the control connection")));
+    socket.on("error", () => undefined);
+  }
+
+  /** Connect, or fail with HOST_NOT_RUNNING when nothing answers. */
+  static connect(path: string): Promise<ControlClient> {
+    return new Promise((resolve, reject) => {
+      const socket = createConnection(path);
+      socket.once("connect", () => resolve(new ControlClient(socket)));
+      socket.once("error", (error) => reject(new HostError("HOST_NOT_RUNNING", `no klbr daemon answers on ${path} (${(error as NodeJS.ErrnoException).code})`)));
+    });
+  }
+
+  /** Send one request and wait for its reply. */
+  request(op: Op): Promise<unknown> {
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      this.socket.write(encodeFrame({ ...op, id }));
+    });
+  }
+
+  /** Receive the daemon's notifications. */
+  async subscribe(onEvent: (event: unknown) => void): Promise<void> {
+    this.onEvent = onEvent;
+    await this.request({ op: "subscribe" });
+  }
+
+  /** Close the connection. */
+  close(): void {
+    this.socket.end();
+    this.socket.destroy();
+  }
+
+  private fail(error: Error): void {
+    for (const waiter of this.pending.values()) waiter.reject(error);
+    this.pending.clear();
+  }
+}

@@ -1,0 +1,16 @@
+/** A request on the control socket: an id the reply repeats, an operation and its fields. */
+export type ControlRequest =
+  | { id: number; op: "exec"; code: string; session?: string }
+  | { id: number; op: "say"; text: string; source?: string; session?: string }
+  | { id: number; op: "interrupt"; execution_id: string }
+  | { id: number; op: "status" }
+  | { id: number; op: "subscribe" };
+
+/** A reply, or a pushed notification for subscribers. */
+export type ControlMessage =
+  | { id: number; ok: true; value: unknown }
+  | { id: number; ok: false; error: { code: string; message: string } }
+  | { event: unknown };
+
+/** The longest Unix socket path Node binds without silently truncating it. */
+export const MAX_SOCKET_PATH_BYTES = 107;

@@ -1,0 +1,138 @@
+import { sql } from "drizzle-orm";
+import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+
+/**
+ * The host's durable log. Every table is append-mostly: a row is written when the host
+ * observes something, and updated only to close it (an execution ends, a wait wakes).
+ * Everything the operator or a model is told is derived from these rows.
+ */
+
+/** Operator-lane events: inputs that arrived (in) and messages confirmed to the operator (out). */
+export const events = sqliteTable(
+  "events",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    sessionId: text("session_id").notNull(),
+    lane: text("lane").notNull(),
+    direction: text("direction", { enum: ["in", "out"] }).notNull(),
+    source: text("source").notNull(),
+    receivedAtMs: integer("received_at_ms").notNull(),
+    payload: text("payload", { mode: "json" }).notNull(),
+    /** For inputs: {hook, effective} attention decisions; null for outbound messages. */
+    attention: text("attention", { mode: "json" }),
+    /** For inputs: set when a wake or a cell took the input into account. */
+    consumedAtMs: integer("consumed_at_ms"),
+    effectId: text("effect_id"),
+  },
+  (t) => [index("events_session_pending").on(t.sessionId, t.direction, t.consumedAtMs)],
+);
+
+/** Host effects requested by cells, with their receipts. */
+export const effects = sqliteTable(
+  "effects",
+  {
+    id: text("id").primaryKey(),
+    sessionId: text("session_id").notNull(),
+    executionId: text("execution_id").notNull(),
+    requestId: text("request_id").notNull(),
+    kind: text("kind").notNull(),
+    text: text("text").notNull(),
+    status: text("status", { enum: ["confirmed", "held"] }).notNull(),
+    eventId: integer("event_id"),
+    reason: text("reason"),
+    review: text("review", { mode: "json" }),
+    hooksRevision: text("hooks_revision"),
+    createdAtMs: integer("created_at_ms").notNull(),
+  },
+  (t) => [uniqueIndex("effects_identity").on(t.executionId, t.requestId)],
+);
+
+/** One row per cell; closed with its status, outputs and the rung that ended an interrupt. */
+export const executions = sqliteTable(
+  "executions",
+  {
+    id: text("id").primaryKey(),
+    sessionId: text("session_id").notNull(),
+    generation: text("generation").notNull(),
+    code: text("code").notNull(),
+    status: text("status", {
+      enum: ["running", "ok", "error", "yielded", "interrupted", "failed"],
+    }).notNull(),
+    output: text("output", { mode: "json" }),
+    truncatedBytes: integer("truncated_bytes"),
+    error: text("error"),
+    endedBy: text("ended_by"),
+    failure: text("failure", { mode: "json" }),
+    startedAtMs: integer("started_at_ms").notNull(),
+    endedAtMs: integer("ended_at_ms"),
+  },
+  (t) => [index("executions_status").on(t.status)],
+);
+
+/** Every host request a cell made, and the reply it got. */
+export const hostRequests = sqliteTable(
+  "host_requests",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    executionId: text("execution_id").notNull(),
+    requestId: text("request_id").notNull(),
+    method: text("method").notNull(),
+    request: text("request", { mode: "json" }).notNull(),
+    reply: text("reply", { mode: "json" }),
+    requestedAtMs: integer("requested_at_ms").notNull(),
+    repliedAtMs: integer("replied_at_ms"),
+  },
+  (t) => [index("host_requests_execution").on(t.executionId)],
+);
+
+/** Durable waits: no Python continuation is kept, only the deadline and how it ended. */
+export const waits = sqliteTable(
+  "waits",
+  {
+    id: text("id").primaryKey(),
+    sessionId: text("session_id").notNull(),
+    executionId: text("execution_id").notNull(),
+    reason: text("reason").notNull(),
+    seconds: integer("seconds", { mode: "number" }),
+    deadlineMs: integer("deadline_ms"),
+    pendingInput: integer("pending_input", { mode: "boolean" }).notNull(),
+    state: text("state", { enum: ["waiting", "woken"] }).notNull(),
+    wokenBy: text("woken_by"),
+    wokenAtMs: integer("woken_at_ms"),
+    createdAtMs: integer("created_at_ms").notNull(),
+  },
+  (t) => [index("waits_state").on(t.state)],
+);
+
+/** kernel.reset: a new workbench generation and the skill set revision it loaded. */
+export const kernelResets = sqliteTable("kernel_resets", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  sessionId: text("session_id").notNull(),
+  generation: text("generation").notNull(),
+  skillsRevision: text("skills_revision"),
+  pid: integer("pid"),
+  reason: text("reason").notNull(),
+  atMs: integer("at_ms").notNull(),
+});
+
+/** Header pins and revisions, written once and replayed like any other record. */
+export const headerRecords = sqliteTable(
+  "header_records",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    sessionId: text("session_id").notNull(),
+    type: text("type", { enum: ["header_pin", "header_revision"] }).notNull(),
+    digest: text("digest").notNull(),
+    record: text("record", { mode: "json" }).notNull(),
+    atMs: integer("at_ms").notNull(),
+  },
+  (t) => [index("header_records_session").on(t.sessionId, t.id)],
+);
+
+/** Host-level incidents worth keeping: worker deaths, recoveries, hook failures. */
+export const incidents = sqliteTable("incidents", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  kind: text("kind").notNull(),
+  detail: text("detail", { mode: "json" }).notNull(),
+  atMs: integer("at_ms").notNull().default(sql`(unixepoch() * 1000)`),
+});

@@ -1,0 +1,19 @@
+/** Stable codes of host-level failures (CLI and daemon). */
+export type HostErrorCode =
+  | "HOST_ALREADY_RUNNING"
+  | "HOST_NOT_RUNNING"
+  | "CONTROL_SOCKET_PATH_TOO_LONG"
+  | "CONTROL_PROTOCOL"
+  | "CONTROL_REQUEST_FAILED"
+  | "CLI_USAGE";
+
+/** A host or CLI failure with a stable code; the message names the offending value. */
+export class HostError extends Error {
+  override readonly name = "HostError";
+  constructor(
+    readonly code: HostErrorCode | string,
+    message: string,
+  ) {
+    super(message);
+  }
+}

@@ -1,0 +1,52 @@
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import envPaths from "env-paths";
+
+/** The @klbr/host package root, found by walking up from this module (works from src/ and from the dist bundle). */
+export function hostPackageRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    const manifest = join(dir, "package.json");
+    if (existsSync(manifest)) {
+      const name = (JSON.parse(readFileSync(manifest, "utf8")) as { name?: string }).name;
+      if (name === "@klbr/host") return dir;
+    }
+    const parent = dirname(dir);
+    if (parent === dir) throw new Error("cannot locate the @klbr/host package root");
+    dir = parent;
+  }
+}
+
+/** Where the durable log, the releases, the managed skills and the control socket live. */
+export function defaultDataDir(env: NodeJS.ProcessEnv = process.env): string {
+  const fromEnv = env.KLBR_DATA_DIR;
+  if (fromEnv) return resolve(fromEnv);
+  return envPaths("klbr", { suffix: "" }).data;
+}
+
+/** The directory holding the Python worker runtime (`klbr`) and the default behaviour source. */
+export function defaultPythonDir(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.KLBR_PYTHON_PATH) return resolve(env.KLBR_PYTHON_PATH);
+  return resolve(hostPackageRoot(), "..", "..", "python");
+}
+
+/** The files a host keeps inside its data directory. */
+export interface DataLayout {
+  dataDir: string;
+  database: string;
+  releases: string;
+  managedSkills: string;
+  controlSocket: string;
+}
+
+/** Derive the data directory layout. */
+export function dataLayout(dataDir: string): DataLayout {
+  return {
+    dataDir,
+    database: join(dataDir, "klbr.sqlite"),
+    releases: join(dataDir, "releases"),
+    managedSkills: join(dataDir, "skills"),
+    controlSocket: join(dataDir, "klbr.sock"),
+  };
+}

@@ -1,0 +1,54 @@
+import type { HostDb } from "../db/open";
+
+/** A hook decision as the host saw it: the worker's validated value, or why there is none. */
+export type HookOutcome =
+  | { ok: true; value: Record<string, unknown>; revision: string }
+  | { ok: false; reason: string; revision: string | null };
+
+/** The foreground cell a request belongs to; only it may make host effects (spec "Scope"). */
+export interface LiveExecution {
+  readonly id: string;
+  readonly sessionId: string;
+  readonly generation: string;
+  /** Set when the host accepted a wait: the execution may make no further request. */
+  yielded: boolean;
+  /** Set when the cell completed. */
+  ended: boolean;
+  requestCount: number;
+  /** The hooks revision this cell first used; later hooks in the cell use the same one. */
+  hooksPin: unknown;
+}
+
+/** What request handlers may use of the host. */
+export interface HostServices {
+  readonly workspace: string;
+  readonly dataDir: string;
+  readonly db: HostDb;
+  now(): number;
+  newId(prefix: string): string;
+  invokeHook(live: LiveExecution | null, slot: "attention.plan" | "delivery.review", input: unknown): Promise<HookOutcome>;
+  hooksInfo(): { revision: string; epoch: number; path: string; hooks: Record<string, string> } | null;
+  skillsIndex(): unknown;
+  loadSkill(id: string): unknown;
+  instructions(sessionId: string): unknown;
+  inspect(sessionId: string): unknown;
+  activate(path: string, expectedEpoch: number): Promise<unknown>;
+  scheduleWaitDeadline(waitId: string, deadlineMs: number): void;
+  notify(notification: Notification): void;
+}
+
+/** Something subscribers (repl, log followers, a model driver) are told as it happens. */
+export type Notification =
+  | { type: "message"; session_id: string; event_id: number; text: string; at_ms: number }
+  | { type: "wake"; session_id: string; wait_id: string; woken_by: string; at_ms: number; inputs: string[] }
+  | { type: "input"; session_id: string; event_id: number; source: string; attention: unknown; at_ms: number }
+  | { type: "execution"; session_id: string; execution_id: string; status: string; at_ms: number }
+  | { type: "hooks"; revision: string; epoch: number; at_ms: number }
+  | { type: "kernel.reset"; session_id: string; generation: string; skills: string | null; at_ms: number };
+
+/** Everything one request handler gets. */
+export interface RequestContext {
+  readonly host: HostServices;
+  readonly live: LiveExecution;
+  readonly requestId: string;
+}

@@ -1,0 +1,41 @@
+import { behaviorActivate } from "./behavior";
+import type { RequestContext } from "./context";
+import { ReplyError } from "./errors";
+import { evidenceResolve } from "./evidence";
+import { hooksDescribe, hooksList } from "./hooks";
+import { localSend } from "./local";
+import { runtimeInspect, runtimeInstructions, runtimeWait } from "./runtime";
+import { skillsIndex, skillsLoad } from "./skills";
+import { workspaceInfo, workspaceRun } from "./workspace";
+
+type Handler = (ctx: RequestContext, params: never) => Promise<unknown>;
+
+/** The host request methods this host serves, one module per family. */
+export const HANDLERS: Record<string, Handler> = {
+  "local.send": localSend,
+  "runtime.wait": runtimeWait,
+  "runtime.inspect": runtimeInspect,
+  "runtime.instructions": runtimeInstructions,
+  "hooks.list": hooksList,
+  "hooks.describe": hooksDescribe,
+  "skills.index": skillsIndex,
+  "skills.load": skillsLoad,
+  "workspace.info": workspaceInfo,
+  "workspace.run": workspaceRun,
+  "evidence.resolve": evidenceResolve,
+  "behavior.activate": behaviorActivate,
+};
+
+/** Families the spec names that this host does not build yet: answered, never faked. */
+export const UNSUPPORTED_PREFIXES = ["maintenance.", "orientation.", "frontier.", "peer.", "agents.", "remote."];
+
+/** Dispatch one validated host request to its handler. */
+export async function dispatch(ctx: RequestContext, request: { method: string } & Record<string, unknown>): Promise<unknown> {
+  const { method, ...params } = request;
+  const handler = HANDLERS[method];
+  if (handler) return handler(ctx, params as never);
+  if (UNSUPPORTED_PREFIXES.some((p) => method.startsWith(p))) {
+    throw new ReplyError("unsupported", `${method} is not implemented by this host yet`);
+  }
+  throw new ReplyError("invalid_request", `unknown method ${JSON.stringify(method)}`);
+}

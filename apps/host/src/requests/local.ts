@@ -1,0 +1,58 @@
+import { recordOutbound } from "../store/events";
+import { findEffect, insertEffect, receiptOf, type SendReceipt } from "../store/effects";
+import type { RequestContext } from "./context";
+
+/** The reason a send is held when no valid review decision exists. */
+function heldReason(outcome: Awaited<ReturnType<RequestContext["host"]["invokeHook"]>>): string | null {
+  if (!outcome.ok) return `delivery review unavailable: ${outcome.reason}`;
+  if (outcome.value.action === "allow") return null;
+  if (outcome.value.action === "hold") return String(outcome.value.reason);
+  return `delivery review returned an invalid result: ${JSON.stringify(outcome.value)}`;
+}
+
+/**
+ * local.send: delivery.review decides. Allow -> a durable operator-lane event and a confirmed
+ * receipt; anything else (hold, an invalid result, an unavailable hook) -> held with the reason.
+ * A retry with the same execution and request identity returns the receipt it already has.
+ */
+export async function localSend(ctx: RequestContext, params: { text: string }): Promise<SendReceipt> {
+  const { host, live, requestId } = ctx;
+  const existing = findEffect(host.db, live.id, requestId);
+  if (existing) return receiptOf(existing);
+  const effectId = host.newId("eff");
+  const outcome = await host.invokeHook(live, "delivery.review", {
+    effect_id: effectId,
+    destination: "operator",
+    text: params.text,
+  });
+  const reason = heldReason(outcome);
+  const now = host.now();
+  const row = host.db.transaction(
+    (tx) => {
+      // Re-check inside the write lock: a concurrent retry may have written the receipt meanwhile.
+      const raced = findEffect(tx as never, live.id, requestId);
+      if (raced) return raced;
+      const event =
+        reason === null ? recordOutbound(tx as never, { sessionId: live.sessionId, text: params.text, effectId, atMs: now }) : null;
+      return insertEffect(tx as never, {
+        id: effectId,
+        sessionId: live.sessionId,
+        executionId: live.id,
+        requestId,
+        kind: "local.send",
+        text: params.text,
+        status: reason === null ? "confirmed" : "held",
+        eventId: event?.id ?? null,
+        reason,
+        review: outcome.ok ? outcome.value : { unavailable: outcome.reason },
+        hooksRevision: outcome.revision,
+        createdAtMs: now,
+      });
+    },
+    { behavior: "immediate" },
+  );
+  if (row.status === "confirmed" && row.id === effectId && row.eventId !== null) {
+    host.notify({ type: "message", session_id: live.sessionId, event_id: row.eventId, text: params.text, at_ms: now });
+  }
+  return receiptOf(row);
+}

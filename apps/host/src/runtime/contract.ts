@@ -1,0 +1,37 @@
+/**
+ * The built-in contract: the part of the instruction header the host itself states. The other
+ * instruction source is the skill index (ids only, plus refusals), so a skill written during a
+ * turn shows up as a header revision rather than a rewrite of the head.
+ */
+export const CONTRACT_TEXT = `You are running inside klbr runtime. Your Python cells run in a persistent workbench namespace.
+Use the \`runtime\` object for host effects: \`await runtime.send(text)\` speaks to the operator (delivery is
+reviewed; a held receipt is not delivery), \`await runtime.wait(seconds, reason=...)\` ends the turn durably
+(code after it does not run), \`await runtime.run(argv)\` runs a command in the workspace.
+A skill is read with \`await runtime.skills_load(id)\` or \`import klbr.skills.<id>\`; reading grants nothing.
+`;
+
+/** One named instruction source. */
+export interface InstructionSource {
+  name: string;
+  text: string;
+}
+
+/** The skills source text: ids only, then refused ones with reasons, so an author learns why. */
+export function skillsSourceText(index: { skills: Array<{ id: string }>; refused: Array<{ name: string; reason: string }> }): string {
+  const lines = ["Skills available (load by id):"];
+  for (const s of index.skills) lines.push(`- ${s.id}`);
+  if (index.skills.length === 0) lines.push("- (none)");
+  if (index.refused.length > 0) {
+    lines.push("Skills refused:");
+    for (const r of index.refused) lines.push(`- ${r.name}: ${r.reason}`);
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+/** The instruction sources of a session, in header order. */
+export function instructionSources(index: Parameters<typeof skillsSourceText>[0]): InstructionSource[] {
+  return [
+    { name: "contract", text: CONTRACT_TEXT },
+    { name: "skills", text: skillsSourceText(index) },
+  ];
+}

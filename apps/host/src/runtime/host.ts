@@ -1,0 +1,473 @@
+import { mkdirSync } from "node:fs";
+import { join, resolve } from "node:path";
+import type Database from "better-sqlite3";
+import { parseHostRequest } from "@klbr/envelope";
+import { resolvePython, startWorker, type CellCompletion, type HostRequest, type Worker } from "@klbr/supervisor";
+import { migrateHostDb, openSqlite, type HostDb } from "../db/open";
+import { dataLayout, defaultPythonDir, type DataLayout } from "../paths";
+import { dispatch } from "../requests";
+import type { HookOutcome, HostServices, LiveExecution, Notification } from "../requests/context";
+import { ReplyError } from "../requests/errors";
+import { markConsumed, pendingInputs, recordInput, setAttention } from "../store/events";
+import { finishExecution, startExecution, type ExecutionRow, type ExecutionStatus } from "../store/executions";
+import { recordIncident } from "../store/incidents";
+import { lastKernelReset, recordKernelReset } from "../store/kernel";
+import { recordReply, recordRequest } from "../store/requests";
+import { getWait, wakeWaits, type WaitRow } from "../store/waits";
+import { BehaviourManager } from "./behaviour";
+import { HooksService, type HooksGeneration } from "./hooks-service";
+import { newId } from "./ids";
+import { InstructionHeaders } from "./instructions";
+import { recoverAfterCrash } from "./recovery";
+import { SkillsService } from "./skills-service";
+import { Workbench } from "./workbench";
+
+/** How a host is set up. */
+export interface HostOptions {
+  /** The data directory: durable log, releases, managed skills, control socket. */
+  dataDir: string;
+  /** The workspace commands run in; defaults to the current directory. */
+  workspace?: string;
+  /** The directory holding the Python `klbr` runtime and the default behaviour source. */
+  pythonDir?: string;
+  /** The Python interpreter; defaults to KLBR_PYTHON or python3's sys.executable. */
+  python?: string;
+  /** Builtin skills root; defaults to KLBR_SKILLS_DIR or <workspace>/skills. */
+  builtinSkillsDir?: string;
+  /** Interrupt ladder graces (C7). */
+  interruptGraceMs?: number;
+  sigintGraceMs?: number;
+  /** The host clock, for tests. */
+  now?: () => number;
+}
+
+/** What a finished cell looks like to a caller (derived from its durable row). */
+export interface ExecutionReport {
+  id: string;
+  session_id: string;
+  generation: string;
+  status: ExecutionRow["status"];
+  output: Array<{ stream: string; text: string }>;
+  truncated_bytes: number;
+  error: string | null;
+  ended_by: string | null;
+  failure: unknown;
+  started_at_ms: number;
+  ended_at_ms: number | null;
+}
+
+/** The root session every host runs. */
+export const ROOT_SESSION = "root";
+
+/**
+ * The composer: one durable log, one hooks worker on the active release, one workbench per
+ * session. Everything it reports is read back from the log.
+ */
+export class Host implements HostServices {
+  readonly layout: DataLayout;
+  readonly workspace: string;
+  readonly dataDir: string;
+  readonly db: HostDb;
+  readonly startedAtMs: number;
+  private readonly sqlite: Database.Database;
+  private readonly pythonDir: string;
+  private readonly python: string;
+  private readonly hooks: HooksService;
+  private readonly behaviour: BehaviourManager;
+  private readonly skills: SkillsService;
+  private readonly headers: InstructionHeaders;
+  private readonly workbenches = new Map<string, Workbench>();
+  private readonly listeners = new Set<(n: Notification) => void>();
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private stopping = false;
+
+  private constructor(private readonly options: HostOptions) {
+    this.layout = dataLayout(resolve(options.dataDir));
+    this.dataDir = this.layout.dataDir;
+    this.workspace = resolve(options.workspace ?? process.cwd());
+    this.pythonDir = options.pythonDir ?? defaultPythonDir();
+    this.python = options.python ?? resolvePython();
+    for (const dir of [this.dataDir, this.layout.releases, this.layout.managedSkills]) mkdirSync(dir, { recursive: true, mode: 0o700 });
+    this.sqlite = openSqlite(this.layout.database);
+    this.db = migrateHostDb(this.sqlite);
+    this.startedAtMs = this.now();
+    this.hooks = new HooksService((gen) => void this.retireHooks(gen));
+    this.behaviour = new BehaviourManager(this.sqlite, this.layout.releases, join(this.pythonDir, "klbr_hooks"), (release) =>
+      this.spawnHooks(release),
+    );
+    this.skills = new SkillsService({
+      builtinDir: options.builtinSkillsDir ?? process.env.KLBR_SKILLS_DIR ?? join(this.workspace, "skills"),
+      managedDir: this.layout.managedSkills,
+    });
+    this.headers = new InstructionHeaders(this.db, () => this.now());
+  }
+
+  /** Start a host: migrate, recover, index skills, start the hooks worker and the root workbench. */
+  static async start(options: HostOptions): Promise<Host> {
+    const host = new Host(options);
+    try {
+      host.behaviour.migrate();
+      const recovered = recoverAfterCrash(host.db, host.now());
+      for (const wait of recovered.openWaits) if (wait.deadlineMs !== null) host.scheduleWaitDeadline(wait.id, wait.deadlineMs);
+      await host.skills.reindex();
+      const gen = await host.behaviour.startActive();
+      if (gen) host.hooks.install(gen);
+      await host.ensureWorkbench(ROOT_SESSION, "host_start");
+      return host;
+    } catch (error) {
+      await host.stop();
+      throw error;
+    }
+  }
+
+  // ---- HostServices -------------------------------------------------------------------
+
+  /** The host clock. */
+  now(): number {
+    return this.options.now?.() ?? Date.now();
+  }
+
+  /** A fresh identifier. */
+  newId(prefix: string): string {
+    return newId(prefix);
+  }
+
+  /** Invoke a decision slot; a dead hooks worker is replaced on the same release first. */
+  async invokeHook(live: LiveExecution | null, slot: "attention.plan" | "delivery.review", input: unknown): Promise<HookOutcome> {
+    const current = this.hooks.current;
+    if (current && current.worker.state === "dead" && !live?.hooksPin && !this.stopping) {
+      recordIncident(this.db, "hooks.restart", { revision: current.revision, reason: "worker not running" }, this.now());
+      try {
+        this.hooks.install(await this.spawnHooks({ path: current.path, digest: current.revision, epoch: current.epoch }));
+      } catch (error) {
+        return { ok: false, reason: `hooks worker could not be restarted: ${(error as Error).message}`, revision: current.revision };
+      }
+    }
+    return this.hooks.invoke(live, slot, input);
+  }
+
+  /** The active behaviour revision and its manifest entrypoints. */
+  hooksInfo() {
+    const gen = this.hooks.current;
+    return gen ? { revision: gen.revision, epoch: gen.epoch, path: gen.path, hooks: gen.hooks } : null;
+  }
+
+  /** The current skill index as the model may see it: ids, refusals, revision. */
+  async skillsIndex(): Promise<unknown> {
+    return this.skills.view(await this.skills.reindex());
+  }
+
+  /** One skill body, checked against the digest just indexed. */
+  loadSkill(id: string): unknown {
+    return this.skills.load(id);
+  }
+
+  /** The exact current instruction text of a session. */
+  instructions(sessionId: string): unknown {
+    return this.headers.current(sessionId);
+  }
+
+  /** runtime.inspect (C8). */
+  inspect(sessionId: string): unknown {
+    const now = this.now();
+    const bench = this.workbenches.get(sessionId);
+    return {
+      now: new Date(Math.floor(now / 1000) * 1000).toISOString().replace(".000Z", "Z"),
+      now_ms: now,
+      session_id: sessionId,
+      generation: bench?.generation ?? null,
+      workbench_pid: bench?.worker?.pid ?? null,
+      hooks: this.hooksInfo(),
+      skills_revision: this.skills.revision,
+      workspace: this.workspace,
+      host_started_at_ms: this.startedAtMs,
+    };
+  }
+
+  /** behavior.activate: candidate handshake first, then the compare-and-swap; the workbench stays. */
+  async activate(path: string, expectedEpoch: number): Promise<unknown> {
+    const outcome = await this.behaviour.activate(path, expectedEpoch);
+    this.hooks.install(outcome.generation);
+    this.notify({ type: "hooks", revision: outcome.generation.revision, epoch: outcome.generation.epoch, at_ms: this.now() });
+    return { epoch: outcome.generation.epoch, revision: outcome.generation.revision, path: outcome.generation.path };
+  }
+
+  /** Wake a wait when its deadline passes (timers are rebuilt from the log after a restart). */
+  scheduleWaitDeadline(waitId: string, deadlineMs: number): void {
+    const delay = Math.min(Math.max(0, deadlineMs - this.now()), 2 ** 31 - 1);
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      const wait = getWait(this.db, waitId);
+      if (!wait || wait.state !== "waiting") return;
+      const woken = wakeWaits(this.db, wait.sessionId, "deadline", this.now());
+      this.announceWakes(woken, "deadline", []);
+    }, delay);
+    timer.unref();
+    this.timers.add(timer);
+  }
+
+  /** Tell every subscriber; a failing subscriber never breaks the host. */
+  notify(notification: Notification): void {
+    for (const listener of this.listeners) {
+      try {
+        listener(notification);
+      } catch {
+        /* a subscriber's failure is its own */
+      }
+    }
+  }
+
+  // ---- the operator's side ------------------------------------------------------------
+
+  /** Subscribe to notifications; returns the unsubscribe function. */
+  subscribe(listener: (n: Notification) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Run one cell in a session's workbench and record it from start to end. */
+  async execute(code: string, sessionId: string = ROOT_SESSION): Promise<ExecutionReport> {
+    const bench = await this.ensureWorkbench(sessionId, "session_start");
+    const release = await bench.acquire();
+    try {
+      if (!bench.worker || bench.worker.state === "dead") await this.restartWorkbench(bench, "worker_died");
+      const worker = bench.worker!;
+      const live: LiveExecution = {
+        id: newId("ex"),
+        sessionId,
+        generation: worker.generation,
+        yielded: false,
+        ended: false,
+        requestCount: 0,
+        hooksPin: null,
+      };
+      startExecution(this.db, { id: live.id, sessionId, generation: live.generation, code, startedAtMs: this.now() });
+      let completion: CellCompletion;
+      try {
+        completion = await bench.run(live, code, (req, ctx) => this.serveRequest(bench, req, ctx));
+      } finally {
+        this.hooks.release(live);
+      }
+      const row = this.recordCompletion(live, completion);
+      this.notify({ type: "execution", session_id: sessionId, execution_id: live.id, status: row.status, at_ms: this.now() });
+      if (worker.state === "dead" && !this.stopping) await this.restartWorkbench(bench, `after_${row.status}`);
+      return report(row);
+    } finally {
+      release();
+    }
+  }
+
+  /** Interrupt a running cell through the C7 ladder. */
+  async interrupt(executionId: string): Promise<unknown> {
+    for (const bench of this.workbenches.values()) {
+      if (bench.live?.id === executionId && bench.worker) return bench.worker.interrupt(executionId);
+    }
+    return { rung: "not_running" };
+  }
+
+  /** Operator (or classified external) input: recorded, planned by attention.plan, and it may wake a wait. */
+  async postInput(text: string, opts: { source?: string; sessionId?: string } = {}): Promise<{ event_id: number; attention: unknown }> {
+    const sessionId = opts.sessionId ?? ROOT_SESSION;
+    const source = opts.source ?? "operator";
+    const receivedAtMs = this.now();
+    const event = recordInput(this.db, { sessionId, source, receivedAtMs, payload: { text }, attention: null });
+    const hook = await this.invokeHook(null, "attention.plan", { event_id: event.id, source, received_at_ms: receivedAtMs });
+    const effective = effectiveAttention(source, hook);
+    const attention = { hook: hook.ok ? hook.value : { unavailable: hook.reason }, revision: hook.revision, effective };
+    setAttention(this.db, event.id, attention);
+    this.notify({ type: "input", session_id: sessionId, event_id: event.id, source, attention, at_ms: receivedAtMs });
+    if (effective.action === "wake") {
+      const woken = wakeWaits(this.db, sessionId, `event:${event.id}`, this.now());
+      this.announceWakes(woken, `event:${event.id}`, [event.id]);
+    } else if (effective.action === "ignore") {
+      markConsumed(this.db, [event.id], this.now());
+    }
+    return { event_id: event.id, attention };
+  }
+
+  /** Workers, generations, epoch, skills revision and tails, for `klbr status`. */
+  status(): unknown {
+    const hooks = this.hooks.current;
+    return {
+      data_dir: this.dataDir,
+      workspace: this.workspace,
+      started_at_ms: this.startedAtMs,
+      hooks: hooks
+        ? { pid: hooks.worker.pid, generation: hooks.worker.generation, state: hooks.worker.state, revision: hooks.revision, epoch: hooks.epoch, stderr_tail: hooks.worker.stderrTail }
+        : null,
+      workbenches: [...this.workbenches.values()].map((b) => ({
+        session_id: b.sessionId,
+        generation: b.generation,
+        pid: b.worker?.pid ?? null,
+        state: b.worker?.state ?? "dead",
+        running: b.live?.id ?? null,
+        stdout_tail: b.worker?.stdoutTail ?? "",
+        stderr_tail: b.worker?.stderrTail ?? "",
+      })),
+      skills_revision: this.skills.revision,
+      pending_inputs: pendingInputs(this.db, ROOT_SESSION).length,
+    };
+  }
+
+  /** Stop every worker (their whole trees) and close the log. */
+  async stop(): Promise<void> {
+    if (this.stopping) return;
+    this.stopping = true;
+    for (const timer of this.timers) clearTimeout(timer);
+    const workers: Worker[] = [];
+    for (const bench of this.workbenches.values()) if (bench.worker) workers.push(bench.worker);
+    if (this.hooks.current) workers.push(this.hooks.current.worker);
+    workers.push(...this.behaviour.strayWorkers());
+    await Promise.allSettled(workers.map((w) => w.shutdown()));
+    this.sqlite.close();
+  }
+
+  // ---- internals ----------------------------------------------------------------------
+
+  private async ensureWorkbench(sessionId: string, reason: string): Promise<Workbench> {
+    let bench = this.workbenches.get(sessionId);
+    if (!bench) {
+      bench = new Workbench(sessionId);
+      this.workbenches.set(sessionId, bench);
+      await this.restartWorkbench(bench, reason);
+    }
+    return bench;
+  }
+
+  /** Start a new workbench generation: re-index skills, materialize them, record kernel.reset and the header. */
+  private async restartWorkbench(bench: Workbench, reason: string): Promise<void> {
+    if (bench.worker && bench.worker.state !== "dead") await bench.worker.shutdown();
+    const previous = lastKernelReset(this.db, bench.sessionId);
+    const generation = `g-${(previous ? Number(previous.generation.replace(/^g-/, "")) || 0 : 0) + 1}`;
+    const index = await this.skills.reindex();
+    const worker = await startWorker({
+      role: "workbench",
+      sessionId: bench.sessionId,
+      generation,
+      command: [this.python, "-m", "klbr.worker"],
+      pythonPath: [this.pythonDir],
+      cwd: this.workspace,
+      materialize: (dir: string) => this.skills.materialize(index, dir),
+      expect: { revision: null, skills: index.revision },
+      ...(this.options.interruptGraceMs !== undefined ? { interruptGraceMs: this.options.interruptGraceMs } : {}),
+      ...(this.options.sigintGraceMs !== undefined ? { sigintGraceMs: this.options.sigintGraceMs } : {}),
+    });
+    bench.worker = worker;
+    const skills = (worker.hello as { skills?: string | null }).skills ?? null;
+    recordKernelReset(this.db, { sessionId: bench.sessionId, generation, skillsRevision: skills, pid: worker.pid, reason, atMs: this.now() });
+    this.headers.observeSources(bench.sessionId, this.skills.sources(index));
+    this.notify({ type: "kernel.reset", session_id: bench.sessionId, generation, skills, at_ms: this.now() });
+  }
+
+  /** Serve one host request: scope first, then the handler; both request and reply are logged. */
+  private async serveRequest(bench: Workbench, request: HostRequest, ctx: { executionId: string; requestId: string }): Promise<unknown> {
+    const now = this.now();
+    const rowId = recordRequest(this.db, {
+      executionId: ctx.executionId,
+      requestId: ctx.requestId,
+      method: request.method,
+      request,
+      requestedAtMs: now,
+    });
+    try {
+      const live = bench.inScope(ctx.executionId);
+      if (!live) throw new ReplyError("scope_expired", `execution ${ctx.executionId} is not the live foreground cell of this generation`);
+      live.requestCount += 1;
+      const value = await dispatch({ host: this, live, requestId: ctx.requestId }, parseHostRequest(request) as never);
+      recordReply(this.db, rowId, { kind: "ok", value }, this.now());
+      return value;
+    } catch (error) {
+      const code = error instanceof ReplyError ? error.code : "internal";
+      recordReply(this.db, rowId, { kind: "error", code, message: (error as Error).message }, this.now());
+      if (!(error instanceof ReplyError)) recordIncident(this.db, "request.internal_error", { method: request.method, error: String(error) }, this.now());
+      throw error instanceof ReplyError ? error : new ReplyError("internal", (error as Error).message);
+    }
+  }
+
+  /** Close the execution row from the completion; a yield the host never accepted is not a yield. */
+  private recordCompletion(live: LiveExecution, completion: CellCompletion): ExecutionRow {
+    const endedAtMs = this.now();
+    const c = completion as CellCompletion & Record<string, unknown>;
+    if (c.kind === "cell") {
+      let status = c.status as ExecutionStatus;
+      let error = (c.error as string | null) ?? null;
+      if (status === "yielded" && !live.yielded) {
+        status = "error";
+        error = "the worker reported a yield the host never accepted";
+      }
+      return finishExecution(this.db, live.id, {
+        status,
+        output: c.output,
+        truncatedBytes: c.truncated_bytes as number,
+        error,
+        endedBy: (c.endedBy as string | undefined) ?? (status === "interrupted" ? "message" : null),
+        endedAtMs,
+      })!;
+    }
+    return finishExecution(this.db, live.id, {
+      status: "failed",
+      error: String(c.error ?? "worker failure"),
+      endedBy: (c.endedBy as string | undefined) ?? null,
+      failure: { reason: c.reason ?? null, exit: c.exit ?? null, stderr_tail: c.stderrTail ?? null },
+      endedAtMs,
+    })!;
+  }
+
+  private announceWakes(woken: WaitRow[], wokenBy: string, eventIds: number[]): void {
+    if (woken.length === 0) return;
+    markConsumed(this.db, eventIds, this.now());
+    for (const wait of woken) {
+      this.notify({ type: "wake", session_id: wait.sessionId, wait_id: wait.id, woken_by: wokenBy, at_ms: this.now(), inputs: eventIds.map(String) });
+    }
+  }
+
+  /** Start a hooks worker on a release and check that its hello names that release. */
+  private async spawnHooks(release: { path: string; digest: string; epoch: number }): Promise<HooksGeneration> {
+    const worker = await startWorker({
+      role: "hooks",
+      sessionId: ROOT_SESSION,
+      generation: newId("h"),
+      command: [this.python, "-m", "klbr.worker"],
+      pythonPath: [this.pythonDir],
+      cwd: this.workspace,
+      sourceDir: release.path,
+      expect: { revision: release.digest, skills: null },
+    });
+    return {
+      worker,
+      revision: release.digest,
+      epoch: release.epoch,
+      path: release.path,
+      hooks: this.behaviour.manifestHooks(release.path),
+      pinnedBy: new Set(),
+      retired: false,
+    };
+  }
+
+  private async retireHooks(gen: HooksGeneration): Promise<void> {
+    await gen.worker.shutdown().catch(() => undefined);
+  }
+}
+
+/** Operator input always wakes, whatever the hook said (C6); others follow a valid decision, or wake when there is none. */
+export function effectiveAttention(source: string, hook: HookOutcome): { action: string; [k: string]: unknown } {
+  if (source === "operator") return { action: "wake", priority: 100, forced: true };
+  if (!hook.ok) return { action: "wake", priority: 50, reason: `attention hook unavailable: ${hook.reason}` };
+  return hook.value as { action: string };
+}
+
+function report(row: ExecutionRow): ExecutionReport {
+  return {
+    id: row.id,
+    session_id: row.sessionId,
+    generation: row.generation,
+    status: row.status,
+    output: (row.output as ExecutionReport["output"]) ?? [],
+    truncated_bytes: row.truncatedBytes ?? 0,
+    error: row.error,
+    ended_by: row.endedBy,
+    failure: row.failure,
+    started_at_ms: row.startedAtMs,
+    ended_at_ms: row.endedAtMs,
+  };
+}

@@ -1,0 +1,35 @@
+import type { HostDb } from "../db/open";
+import { finishExecution, runningExecutions } from "../store/executions";
+import { recordIncident } from "../store/incidents";
+import { openWaits, wakeDueWaits, type WaitRow } from "../store/waits";
+
+/** What a start found left over from a host that did not stop cleanly. */
+export interface Recovery {
+  interrupted: string[];
+  woken: WaitRow[];
+  openWaits: WaitRow[];
+}
+
+/**
+ * After a crash: executions left running are closed as interrupted from the host's own
+ * observation (no worker outlives its host, so none of them can still be running), and waits
+ * whose deadline passed are woken. Open waits with a future deadline get timers again.
+ */
+export function recoverAfterCrash(db: HostDb, nowMs: number): Recovery {
+  const interrupted: string[] = [];
+  for (const row of runningExecutions(db)) {
+    finishExecution(db, row.id, {
+      status: "interrupted",
+      endedBy: "host_restart",
+      error: "the host stopped while this cell was running; its worker and namespace are gone",
+      failure: { reason: "host_died", observed_at_ms: nowMs },
+      endedAtMs: nowMs,
+    });
+    interrupted.push(row.id);
+  }
+  const woken = wakeDueWaits(db, nowMs);
+  if (interrupted.length > 0 || woken.length > 0) {
+    recordIncident(db, "host.recovered", { interrupted, woken: woken.map((w) => w.id) }, nowMs);
+  }
+  return { interrupted, woken, openWaits: openWaits(db) };
+}

@@ -1,0 +1,53 @@
+import { indexSkills, loadSkill, materializeSkills, type SkillIndex } from "@klbr/skills";
+import { ReplyError } from "../requests/errors";
+import { instructionSources, type InstructionSource } from "./contract";
+
+/** The host's view of the two skill roots: the last index, and the model-visible form of it. */
+export class SkillsService {
+  private last: SkillIndex | null = null;
+
+  constructor(private readonly roots: { builtinDir: string; managedDir: string }) {}
+
+  /** The revision of the last index (what the next generation loads). */
+  get revision(): string | null {
+    return this.last?.revision ?? null;
+  }
+
+  /** Index both roots again. */
+  async reindex(): Promise<SkillIndex> {
+    this.last = await indexSkills(this.roots);
+    return this.last;
+  }
+
+  /** The model-visible index: ids only, refusals with reasons, the set revision. */
+  view(index: SkillIndex): unknown {
+    return {
+      revision: index.revision,
+      ids: index.skills.map((s) => s.id),
+      refused: index.refused.map((r) => ({ name: r.name, root: r.root, reason: r.reason })),
+    };
+  }
+
+  /** One body, refused when its bytes changed since the index was taken. */
+  async load(id: string): Promise<unknown> {
+    const index = await this.reindex();
+    try {
+      return await loadSkill(index, id);
+    } catch (error) {
+      const code = (error as { code?: string }).code;
+      if (code === "SKILL_NOT_FOUND") throw new ReplyError("not_found", (error as Error).message);
+      if (code === "SKILL_CHANGED") throw new ReplyError("conflict", (error as Error).message);
+      throw error;
+    }
+  }
+
+  /** Write the validated set for a worker's --skills. */
+  async materialize(index: SkillIndex, dir: string): Promise<string> {
+    return materializeSkills(index, dir);
+  }
+
+  /** The instruction sources this index implies. */
+  sources(index: SkillIndex): InstructionSource[] {
+    return instructionSources(index);
+  }
+}

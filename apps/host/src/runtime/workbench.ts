@@ -1,0 +1,51 @@
+import type { CellCompletion, HostRequest, Worker } from "@klbr/supervisor";
+import type { LiveExecution } from "../requests/context";
+
+/** A session's workbench: the current worker generation and the one foreground cell it may run. */
+export class Workbench {
+  worker: Worker | null = null;
+  live: LiveExecution | null = null;
+  /** The tail of the foreground queue: one cell per workbench at a time, in arrival order. */
+  private tail: Promise<void> = Promise.resolve();
+
+  constructor(readonly sessionId: string) {}
+
+  /** The generation id of the running worker, if any. */
+  get generation(): string | null {
+    return this.worker?.generation ?? null;
+  }
+
+  /** Whether a request from `executionId` may act now: the current live execution of the current generation. */
+  inScope(executionId: string): LiveExecution | null {
+    const live = this.live;
+    if (!live || live.id !== executionId || live.ended || live.yielded) return null;
+    if (live.generation !== this.generation) return null;
+    return live;
+  }
+
+  /** Wait for the foreground slot; resolves with a release function. */
+  async acquire(): Promise<() => void> {
+    const previous = this.tail;
+    let release!: () => void;
+    this.tail = new Promise<void>((resolve) => (release = resolve));
+    await previous;
+    return release;
+  }
+
+  /** Run one cell on the current worker with the live execution tracked for scope checks. */
+  async run(
+    live: LiveExecution,
+    code: string,
+    onHostRequest: (req: HostRequest, ctx: { executionId: string; requestId: string }) => Promise<unknown>,
+  ): Promise<CellCompletion> {
+    const worker = this.worker;
+    if (!worker) throw new Error("workbench has no worker");
+    this.live = live;
+    try {
+      return await worker.execute(code, { id: live.id, onHostRequest });
+    } finally {
+      live.ended = true;
+      this.live = null;
+    }
+  }
+}

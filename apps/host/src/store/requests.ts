@@ -1,0 +1,16 @@
+import { eq } from "drizzle-orm";
+import type { HostDb } from "../db/open";
+import { hostRequests } from "../db/schema";
+
+/** Record a host request as it arrives. */
+export function recordRequest(
+  db: HostDb,
+  row: { executionId: string; requestId: string; method: string; request: unknown; requestedAtMs: number },
+): number {
+  return db.insert(hostRequests).values(row).returning({ id: hostRequests.id }).get().id;
+}
+
+/** Record the reply a request got. */
+export function recordReply(db: HostDb, id: number, reply: unknown, repliedAtMs: number): void {
+  db.update(hostRequests).set({ reply, repliedAtMs }).where(eq(hostRequests.id, id)).run();
+}

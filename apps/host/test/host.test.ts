@@ -1,0 +1,227 @@
+import { chmodSync, cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { snapshotRelease } from "@klbr/activation";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { localSend } from "../src/requests/local";
+import type { LiveExecution, Notification } from "../src/requests/context";
+import { defaultPythonDir } from "../src/paths";
+import type { Host } from "../src/runtime/host";
+import { resultOf, startTestHost } from "./helpers";
+
+let host: Host;
+let workspace: string;
+let dataDir: string;
+let close: () => Promise<void>;
+const events: Notification[] = [];
+
+beforeAll(async () => {
+  ({ host, workspace, dataDir, close } = await startTestHost());
+  host.subscribe((n) => events.push(n));
+});
+afterAll(async () => close());
+
+/** Run a cell and return its report, failing loudly on a worker failure. */
+async function cell(code: string) {
+  return host.execute(code);
+}
+
+describe("cells", () => {
+  test("the namespace persists across cells and _ keeps the last value", async () => {
+    expect((await cell("x = 40\nx + 2")).status).toBe("ok");
+    const r = await cell("_ + x");
+    expect(resultOf(r)).toBe("82");
+  });
+
+  test("an exception is recorded with its traceback", async () => {
+    const r = await cell("1/0");
+    expect(r.status).toBe("error");
+    expect(r.error).toContain("ZeroDivisionError");
+  });
+});
+
+describe("local.send", () => {
+  test("the default review allows a plain message: confirmed with a durable operator-lane event", async () => {
+    const r = await cell("r = await runtime.send('hello operator')\nr");
+    expect(r.status).toBe("ok");
+    const receipt = await cell("r['status'], r['event_id'] is not None, r['reason']");
+    expect(resultOf(receipt)).toBe("('confirmed', True, None)");
+    expect(events.some((e) => e.type === "message" && e.text === "hello operator")).toBe(true);
+  });
+
+  test("the default review holds a message carrying a credential", async () => {
+    const r = await cell("r = await runtime.send('key AKIAABCDEFGHIJKLMNOP')\n(r['status'], r['event_id'], 'credential' in r['reason'])");
+    expect(resultOf(r)).toBe("('held', None, True)");
+  });
+
+  test("a retry with the same execution and request identity returns the same receipt", async () => {
+    const live: LiveExecution = { id: "ex-retry", sessionId: "root", generation: "g-1", yielded: false, ended: false, requestCount: 0, hooksPin: null };
+    const ctx = { host, live, requestId: "req-1" };
+    const first = await localSend(ctx, { text: "once" });
+    const second = await localSend(ctx, { text: "once" });
+    expect(second).toEqual(first);
+    const other = await localSend({ ...ctx, requestId: "req-2" }, { text: "once" });
+    expect(other.effect_id).not.toBe(first.effect_id);
+  });
+});
+
+describe("scope and waiting", () => {
+  test("a wait yields the cell; code after it does not run; later requests are refused", async () => {
+    const r = await cell(
+      [
+        "after = False",
+        "caught = None",
+        "try:",
+        "    await runtime.wait(30, reason='waiting for input')",
+        "    after = True",
+        "except BaseException as e:",
+        "    try:",
+        "        await runtime.send('sneaky')",
+        "    except Exception as err:",
+        "        caught = getattr(err, 'code', None)",
+        "    raise",
+      ].join("\n"),
+    );
+    expect(r.status).toBe("yielded");
+    const check = await cell("after, caught");
+    expect(resultOf(check)).toBe("(False, 'scope_expired')");
+  });
+
+  test("operator input wakes an open wait", async () => {
+    events.length = 0;
+    expect((await cell("await runtime.wait(None, reason='until the operator speaks')")).status).toBe("yielded");
+    const input = await host.postInput("wake up");
+    expect((input.attention as { effective: { action: string } }).effective.action).toBe("wake");
+    const wake = events.find((e) => e.type === "wake");
+    expect(wake).toMatchObject({ type: "wake", woken_by: `event:${input.event_id}` });
+  });
+
+  test("a wait with input already pending is woken at once and says so", async () => {
+    await host.postInput("already here");
+    const r = await cell("w = None\ntry:\n    w = await runtime.wait(5, reason='x')\nfinally:\n    pass");
+    expect(r.status).toBe("yielded");
+    // The reply is not visible to code after the await; the durable row is.
+    const rows = host.db.$client.prepare("SELECT pending_input, state FROM waits ORDER BY created_at_ms DESC LIMIT 1").get() as { pending_input: number; state: string };
+    expect(rows).toEqual({ pending_input: 1, state: "woken" });
+  });
+
+  test("a request from a background task after its cell ended gets scope_expired", async () => {
+    await cell(
+      [
+        "import asyncio",
+        "late = {}",
+        "async def later():",
+        "    await asyncio.sleep(0.2)",
+        "    try:",
+        "        await runtime.inspect()",
+        "        late['code'] = 'ok'",
+        "    except Exception as e:",
+        "        late['code'] = getattr(e, 'code', repr(e))",
+        "task = asyncio.ensure_future(later())",
+      ].join("\n"),
+    );
+    const r = await cell("await asyncio.sleep(0.5)\nlate.get('code')");
+    expect(resultOf(r)).toBe("'scope_expired'");
+  });
+});
+
+describe("inspection and instructions", () => {
+  test("runtime.inspect gives now (ISO Z, seconds) and now_ms", async () => {
+    const r = await cell("i = await runtime.inspect()\n(i['now'], i['now_ms'])");
+    const [now, ms] = JSON.parse(resultOf(r)!.replace(/^\(|\)$/g, "[").replace(/\[$/, "]").replace(/'/g, '"')) as [string, number];
+    expect(now).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/);
+    expect(Math.abs(Date.parse(now) - ms)).toBeLessThan(1000);
+  });
+
+  test("runtime.instructions serves the resolved header text", async () => {
+    const r = await cell("t = await runtime.instructions()\n('klbr runtime' in t['text'], t['complete'])");
+    expect(resultOf(r)).toBe("(True, True)");
+  });
+
+  test("hooks.list and hooks.describe name the active revision's entrypoints", async () => {
+    const r = await cell("l = await runtime.hooks_list()\nsorted(h['slot'] for h in l['hooks'])");
+    expect(resultOf(r)).toBe("['attention.plan', 'delivery.review']");
+    const d = await cell("(await runtime.hooks_describe('delivery.review'))['entrypoint']");
+    expect(resultOf(d)).toBe("'klbr_hooks.defaults:delivery'");
+  });
+
+  test("methods not built answer unsupported with the method name", async () => {
+    const r = await cell("try:\n    await runtime.request('peer.list')\nexcept Exception as e:\n    out = (e.code, 'peer.list' in str(e))\nout");
+    expect(resultOf(r)).toBe("('unsupported', True)");
+  });
+});
+
+describe("skills", () => {
+  test("skills.index lists ids and refusals; skills.load returns a body", async () => {
+    const dir = join(dataDir, "skills", "deploy");
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, "SKILL.md"), "# deploy\n\nHow to deploy.\n");
+    mkdirSync(join(dataDir, "skills", "Bad"), { recursive: true });
+    writeFileSync(join(dataDir, "skills", "Bad", "SKILL.md"), "# Bad\n");
+    const r = await cell("ix = await runtime.skills_index()\n(ix['ids'], [(x['name'], x['reason']) for x in ix['refused']])");
+    expect(resultOf(r)).toBe("(['deploy'], [('Bad', 'invalid_id')])");
+    const body = await cell("(await runtime.skills_load('deploy'))['body']");
+    expect(resultOf(body)).toBe("'# deploy\\n\\nHow to deploy.\\n'");
+    const missing = await cell("try:\n    await runtime.skills_load('nope')\nexcept Exception as e:\n    c = e.code\nc");
+    expect(resultOf(missing)).toBe("'not_found'");
+  });
+});
+
+describe("workspace", () => {
+  test("workspace.run runs argv in the workspace with a minimal environment", async () => {
+    writeFileSync(join(workspace, "hello.txt"), "hi\n");
+    const r = await cell("o = await runtime.run(['sh', '-c', 'cat hello.txt; echo ${HOME:-nohome}'])\n(o['exit_code'], o['stdout'])");
+    expect(resultOf(r)).toBe("(0, 'hi\\nnohome\\n')");
+  });
+
+  test("a cwd outside the workspace is refused", async () => {
+    const r = await cell("try:\n    await runtime.run(['true'], cwd='..')\nexcept Exception as e:\n    c = e.code\nc");
+    expect(resultOf(r)).toBe("'invalid_request'");
+  });
+
+  test("a timeout kills the whole process tree and says so", async () => {
+    const r = await cell("o = await runtime.run(['sh', '-c', 'sleep 1000 & sleep 1000'], timeout_ms=300)\n(o['timed_out'], o['signal'])");
+    expect(resultOf(r)).toBe("(True, 'SIGKILL')");
+    const sleepers = readdirSync("/proc")
+      .filter((p) => /^\d+$/.test(p))
+      .filter((p) => {
+        try {
+          return readFileSync(`/proc/${p}/cmdline`, "utf8") === "sleep\u00001000\u0000";
+        } catch {
+          return false;
+        }
+      });
+    expect(sleepers).toEqual([]);
+  });
+
+  test("output beyond max_output_bytes is cut and counted", async () => {
+    const r = await cell("o = await runtime.run(['sh', '-c', 'head -c 5000 /dev/zero | tr \"\\\\0\" a'], max_output_bytes=1000)\n(len(o['stdout']), o['truncated_bytes'])");
+    expect(resultOf(r)).toBe("(1000, 4000)");
+  });
+});
+
+describe("evidence.resolve", () => {
+  test("each ref is resolved or answered with its own error", async () => {
+    const r = await cell("res = await runtime.resolve(['event:1', 'event:999999', 'bogus'])\n[(x['ok'], x.get('error', {}).get('code')) for x in res['results']]");
+    expect(resultOf(r)).toBe("[(True, None), (False, 'not_found'), (False, 'invalid_request')]");
+  });
+});
+
+describe("behavior.activate", () => {
+  test("a new release replaces the hooks worker; the workbench namespace survives; a stale epoch conflicts", async () => {
+    await cell("survivor = 'still here'");
+    const draft = join(workspace, "draft");
+    cpSync(join(defaultPythonDir(), "klbr_hooks"), draft, { recursive: true, filter: (src) => !src.includes("__pycache__") });
+    for (const f of readdirSync(draft)) chmodSync(join(draft, f), 0o644);
+    writeFileSync(join(draft, "defaults.py"), `${readFileSync(join(draft, "defaults.py"), "utf8")}\n# revision two\n`);
+    const release = snapshotRelease(draft, join(dataDir, "releases"));
+    const before = host.hooksInfo()!;
+    const r = await cell(`a = await runtime.activate(${JSON.stringify(release.path)}, ${before.epoch})\n(a['epoch'], a['revision'])`);
+    expect(resultOf(r)).toBe(`(${before.epoch + 1}, '${release.digest}')`);
+    expect(host.hooksInfo()!.revision).toBe(release.digest);
+    expect(resultOf(await cell("survivor"))).toBe("'still here'");
+    const stale = await cell(`try:\n    await runtime.activate(${JSON.stringify(release.path)}, ${before.epoch})\nexcept Exception as e:\n    c = e.code\nc`);
+    expect(resultOf(stale)).toBe("'epoch_conflict'");
+    const send = await cell("(await runtime.send('after activation'))['status']");
+    expect(resultOf(send)).toBe("'confirmed'");
+  });
+});

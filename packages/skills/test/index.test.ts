@@ -33,6 +33,15 @@ describe("indexSkills roots", () => {
     expect(index.skills.map((s) => [s.id, s.path])).toEqual([["a", join(base, "link", "a")]]);
   });
 
+  it("refuses two roots that are the same directory, even through a symlink", async () => {
+    const base = await fresh();
+    await buildTree(join(base, "skills"), [{ path: "a/SKILL.md", text: "# a\n" }]);
+    await symlink(join(base, "skills"), join(base, "alias"));
+    await expect(indexSkills({ builtinDir: join(base, "alias"), managedDir: join(base, "skills") })).rejects.toMatchObject({
+      code: "SKILL_ROOT_INVALID",
+    });
+  });
+
   it("reports the roots a skill came from", async () => {
     const base = await fresh();
     await buildTree(join(base, "b"), [{ path: "x/SKILL.md", text: "# x\n" }]);

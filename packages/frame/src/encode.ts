@@ -1,0 +1,109 @@
+import { Buffer } from "node:buffer";
+import { HEADER_BYTES, MAX_DEPTH, MAX_FRAME_BYTES, MAX_SAFE_INTEGER } from "./constants";
+import { FrameError } from "./errors";
+
+const utf8 = new TextEncoder();
+
+function refuse(path: string, what: string): FrameError {
+  return new FrameError("FRAME_UNENCODABLE", `cannot encode ${what} at ${path || "the top level"}`);
+}
+
+function describe(value: unknown): string {
+  if (typeof value === "object" && value !== null) {
+    const proto: unknown = Object.getPrototypeOf(value);
+    const name = (proto as { constructor?: { name?: unknown } } | null)?.constructor?.name;
+    return `a non-plain object (${typeof name === "string" && name ? name : "unknown prototype"})`;
+  }
+  if (typeof value === "bigint") return `BigInt ${value}n`;
+  if (typeof value === "symbol") return `symbol ${String(value)}`;
+  return typeof value === "function" ? "a function" : String(value);
+}
+
+function isWellFormed(text: string): boolean {
+  return (text as unknown as { isWellFormed(): boolean }).isWellFormed();
+}
+
+// Walks depth first in property order and stops at the first problem, so nothing is written
+// for a value that cannot be represented. `budget` bounds the walk of shared sub-trees: every
+// visited node costs at least one payload byte.
+interface Walk {
+  ancestors: Set<object>;
+  budget: number;
+}
+
+function check(value: unknown, depth: number, path: string, walk: Walk): void {
+  if (--walk.budget < 0) {
+    throw new FrameError("FRAME_TOO_LARGE", `value has more than ${MAX_FRAME_BYTES} nodes, so it cannot fit a frame`);
+  }
+  switch (typeof value) {
+    case "string":
+      if (!isWellFormed(value)) throw refuse(path, "a string with a lone surrogate");
+      return;
+    case "number":
+      if (!Number.isFinite(value)) throw refuse(path, `the non-finite number ${value}`);
+      if (Number.isInteger(value) && Math.abs(value) > MAX_SAFE_INTEGER) {
+        throw refuse(path, `the integer ${value}, beyond ±(2^53 - 1)`);
+      }
+      return;
+    case "boolean":
+      return;
+    case "object": {
+      if (value === null) return;
+      const proto: unknown = Object.getPrototypeOf(value);
+      const isArray = Array.isArray(value) && proto === Array.prototype;
+      if (!isArray && proto !== Object.prototype && proto !== null) throw refuse(path, describe(value));
+      if (walk.ancestors.has(value)) throw refuse(path, "a cycle");
+      if (depth >= MAX_DEPTH) {
+        throw new FrameError("FRAME_TOO_DEEP", `nesting deeper than ${MAX_DEPTH} at ${path || "the top level"}`);
+      }
+      if (Object.getOwnPropertySymbols(value).length > 0) throw refuse(path, "an object with symbol keys");
+      walk.ancestors.add(value);
+      if (isArray) {
+        const items = value as unknown[];
+        for (let i = 0; i < items.length; i++) check(items[i], depth + 1, `${path}[${i}]`, walk);
+      } else {
+        const record = value as Record<string, unknown>;
+        for (const key of Object.keys(record)) {
+          const at = `${path}.${key}`;
+          if (!isWellFormed(key)) throw refuse(at, "a key with a lone surrogate");
+          check(record[key], depth + 1, at, walk);
+        }
+      }
+      walk.ancestors.delete(value);
+      return;
+    }
+    default:
+      throw refuse(path, describe(value));
+  }
+}
+
+// Validated JSON text and its UTF-8 length; throws before anything is written.
+function stringify(value: unknown): { text: string; length: number } {
+  check(value, 0, "", { ancestors: new Set(), budget: MAX_FRAME_BYTES });
+  const text = JSON.stringify(value);
+  const length = Buffer.byteLength(text, "utf8");
+  if (length > MAX_FRAME_BYTES) {
+    throw new FrameError("FRAME_TOO_LARGE", `payload of ${length} bytes exceeds ${MAX_FRAME_BYTES} bytes`);
+  }
+  return { text, length };
+}
+
+/**
+ * Encodes a value as compact UTF-8 JSON. Refuses (before producing anything) what the wire
+ * cannot carry exactly: FRAME_UNENCODABLE, FRAME_TOO_DEEP (over 128 levels), FRAME_TOO_LARGE.
+ */
+export function encodePayload(value: unknown): Uint8Array {
+  const { text, length } = stringify(value);
+  const out = new Uint8Array(length);
+  utf8.encodeInto(text, out);
+  return out;
+}
+
+/** Encodes a value as one whole frame: 4-byte big-endian payload length, then the payload. */
+export function encodeFrame(value: unknown): Uint8Array {
+  const { text, length } = stringify(value);
+  const out = new Uint8Array(HEADER_BYTES + length);
+  new DataView(out.buffer).setUint32(0, length, false);
+  utf8.encodeInto(text, out.subarray(HEADER_BYTES));
+  return out;
+}

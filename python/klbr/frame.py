@@ -1,0 +1,447 @@
+"""The wire codec: a 4-byte big-endian length, then a strict UTF-8 JSON payload (C1).
+
+Mirrors ``@klbr/frame``: the same bytes give the same value or the same error code. When a
+payload breaks several rules at once the code is the first of ``FRAME_EMPTY`` /
+``FRAME_TOO_LARGE``, ``FRAME_INVALID_UTF8``, ``FRAME_BOM``, ``FRAME_TOO_DEEP`` (a lexical
+bracket count, so no parser ever recurses deeply), ``FRAME_INVALID_JSON`` (``NaN`` and
+``Infinity`` are not JSON tokens), ``FRAME_LONE_SURROGATE``, ``FRAME_NON_FINITE``,
+``FRAME_UNSAFE_INTEGER``, ``FRAME_DUPLICATE_KEY``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+import re
+from itertools import accumulate
+from typing import Any
+
+__all__ = [
+    "FRAME_ERROR_CODES",
+    "HEADER_BYTES",
+    "MAX_DEPTH",
+    "MAX_FRAME_BYTES",
+    "MAX_SAFE_INTEGER",
+    "FrameDecoder",
+    "FrameError",
+    "decode_payload",
+    "encode_frame",
+    "encode_payload",
+    "read_frame",
+]
+
+#: Largest payload a frame may carry, in bytes (the header is not counted).
+MAX_FRAME_BYTES = 1_048_576
+#: Deepest nesting of arrays/objects; the top-level container is depth 1.
+MAX_DEPTH = 128
+#: Size of the big-endian length header.
+HEADER_BYTES = 4
+#: Largest integer literal magnitude both languages read exactly: 2**53 - 1.
+MAX_SAFE_INTEGER = 2**53 - 1
+
+#: Every stable code a FrameError carries (the same strings as ``@klbr/frame``).
+FRAME_ERROR_CODES = (
+    "FRAME_EMPTY",
+    "FRAME_TOO_LARGE",
+    "FRAME_TRUNCATED",
+    "FRAME_INVALID_UTF8",
+    "FRAME_BOM",
+    "FRAME_TOO_DEEP",
+    "FRAME_INVALID_JSON",
+    "FRAME_LONE_SURROGATE",
+    "FRAME_NON_FINITE",
+    "FRAME_UNSAFE_INTEGER",
+    "FRAME_DUPLICATE_KEY",
+    "FRAME_UNENCODABLE",
+    "FRAME_POISONED",
+)
+
+_SHOWN = 40
+
+
+class FrameError(Exception):
+    """The one frame error; ``code`` is stable, the message names the offending value.
+
+    ``values`` holds the values ``FrameDecoder.feed`` decoded from the same chunk before the
+    failing frame (empty elsewhere), so chunking never changes what a reader sees.
+    """
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.values: list[Any] = []
+
+    def __str__(self) -> str:
+        return f"{self.code}: {self.args[0]}"
+
+
+def _shown(literal: str) -> str:
+    if len(literal) > _SHOWN:
+        return f"{literal[:_SHOWN]}... ({len(literal)} characters)"
+    return literal
+
+
+def _check_length(length: int) -> None:
+    if length == 0:
+        raise FrameError("FRAME_EMPTY", "frame length 0: a payload must hold at least 1 byte")
+    if length > MAX_FRAME_BYTES:
+        raise FrameError("FRAME_TOO_LARGE", f"frame length {length} exceeds {MAX_FRAME_BYTES} bytes")
+
+
+# --- decoding ---------------------------------------------------------------------------------
+
+# The lexical depth rule shared with the TypeScript scanner: outside a string "[" and "{" nest
+# one deeper, "]" and "}" one shallower (depth may go negative); inside a string a backslash
+# hides the next character and '"' ends it; an unterminated string runs to the end.
+_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*(?:"|\\?\Z)', re.S)
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+_DEPTH_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
+# A \u escape naming a surrogate; only a hint, the parsed strings are the authority.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _too_deep(text: str) -> bool:
+    if text.count("[") + text.count("{") <= MAX_DEPTH:
+        return False
+    brackets = _NOT_BRACKET.sub("", _STRING.sub("", text))
+    return max(accumulate(map(_DEPTH_STEP.__getitem__, brackets)), default=0) > MAX_DEPTH
+
+
+class _Violation(Exception):
+    """Raised by the fast decoder's hooks; the slow path then finds the precise code."""
+
+
+def _unsafe(literal: str) -> bool:
+    digits = len(literal) - (literal[0] == "-")
+    return digits > 16 or abs(int(literal)) > MAX_SAFE_INTEGER
+
+
+def _fast_int(literal: str) -> int:
+    if _unsafe(literal):
+        raise _Violation
+    return int(literal)
+
+
+def _fast_float(literal: str) -> float:
+    value = float(literal)
+    if math.isinf(value):
+        raise _Violation
+    return value
+
+
+def _constant(name: str) -> Any:
+    raise FrameError("FRAME_INVALID_JSON", f"invalid JSON: {name} is not a JSON value")
+
+
+def _fast_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result = dict(pairs)
+    if len(result) != len(pairs):
+        raise _Violation
+    return result
+
+
+_FAST = json.JSONDecoder(
+    object_pairs_hook=_fast_pairs, parse_int=_fast_int, parse_float=_fast_float, parse_constant=_constant
+)
+
+
+def _first_lone_surrogate(value: Any) -> str | None:
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if _SURROGATE.search(item):
+                return item
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return None
+
+
+def _check_surrogates(text: str, value: Any) -> None:
+    if "\\u" in text and _SURROGATE_ESCAPE.search(text):
+        found = _first_lone_surrogate(value)
+        if found is not None:
+            raise FrameError(
+                "FRAME_LONE_SURROGATE", f"lone surrogate escape in {_shown(ascii(found))}"
+            )
+
+
+def _parse_error(error: Exception) -> FrameError:
+    return FrameError("FRAME_INVALID_JSON", f"invalid JSON: {error}")
+
+
+def _slow_parse(text: str) -> Any:
+    """Parses again collecting every violation, then raises the one with precedence."""
+    non_finite: list[str] = []
+    unsafe: list[str] = []
+    duplicates: list[str] = []
+
+    def parse_int(literal: str) -> int:
+        if _unsafe(literal):
+            unsafe.append(literal)
+            return 0
+        return int(literal)
+
+    def parse_float(literal: str) -> float:
+        value = float(literal)
+        if math.isinf(value):
+            non_finite.append(literal)
+        return value
+
+    def pairs_hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                duplicates.append(key)
+                break
+            seen.add(key)
+        return dict(pairs)
+
+    decoder = json.JSONDecoder(
+        object_pairs_hook=pairs_hook, parse_int=parse_int, parse_float=parse_float, parse_constant=_constant
+    )
+    try:
+        value = decoder.decode(text)
+    except json.JSONDecodeError as error:
+        raise _parse_error(error) from None
+    _check_surrogates(text, value)
+    if non_finite:
+        raise FrameError("FRAME_NON_FINITE", f"number literal {_shown(non_finite[0])} overflows a double")
+    if unsafe:
+        raise FrameError("FRAME_UNSAFE_INTEGER", f"integer literal {_shown(unsafe[0])} is beyond ±(2^53 - 1)")
+    if duplicates:
+        raise FrameError("FRAME_DUPLICATE_KEY", f"duplicate object key {json.dumps(_shown(duplicates[0]))}")
+    return value
+
+
+def decode_payload(data: bytes | bytearray | memoryview) -> Any:
+    """Decodes one payload (no header) under the strict wire profile (C1)."""
+    _check_length(len(data))
+    try:
+        text = str(data, "utf-8")
+    except UnicodeDecodeError as error:
+        shown = bytes(error.object[error.start : error.start + 4]).hex(" ")
+        raise FrameError("FRAME_INVALID_UTF8", f"invalid UTF-8 at byte {error.start} ({shown})") from None
+    if text.startswith("\ufeff"):
+        raise FrameError("FRAME_BOM", "payload starts with a byte-order mark (ef bb bf)")
+    if _too_deep(text):
+        raise FrameError("FRAME_TOO_DEEP", f"nesting deeper than {MAX_DEPTH}")
+    try:
+        value = _FAST.decode(text)
+    except _Violation:
+        return _slow_parse(text)
+    except json.JSONDecodeError as error:
+        raise _parse_error(error) from None
+    except RecursionError:
+        # Only reachable when the caller's own stack is nearly exhausted.
+        raise FrameError("FRAME_TOO_DEEP", "nesting exhausted the interpreter's recursion limit") from None
+    _check_surrogates(text, value)
+    return value
+
+
+class FrameDecoder:
+    """Streaming decoder: feed chunks of any size, get every whole value back in order.
+
+    The length is checked from the 4 header bytes before any payload is buffered; a payload
+    split across chunks is copied once into a buffer of exactly its length. After any error the
+    decoder is poisoned: every later ``feed``/``eof`` raises ``FRAME_POISONED``.
+    """
+
+    def __init__(self) -> None:
+        self._header = bytearray()
+        self._payload: bytearray | None = None
+        self._fill = 0
+        self._poisoned = False
+
+    @property
+    def poisoned(self) -> bool:
+        """True once an error has been raised; the decoder then refuses all further input."""
+        return self._poisoned
+
+    @property
+    def buffered_bytes(self) -> int:
+        """Bytes of the current, incomplete frame held so far (header bytes included)."""
+        return len(self._header) if self._payload is None else HEADER_BYTES + self._fill
+
+    def feed(self, data: bytes | bytearray | memoryview) -> list[Any]:
+        """Feeds one chunk; returns the values of the frames it completed."""
+        if self._poisoned:
+            raise _poisoned_error()
+        values: list[Any] = []
+        try:
+            self._consume(memoryview(data).cast("B"), values)
+        except FrameError as error:
+            self._poison()
+            error.values = values
+            raise
+        except BaseException:
+            self._poison()
+            raise
+        return values
+
+    def eof(self) -> None:
+        """Declares the end of the stream: ``FRAME_TRUNCATED`` if it stopped inside a frame."""
+        if self._poisoned:
+            raise _poisoned_error()
+        if self.buffered_bytes == 0:
+            return
+        if self._payload is None:
+            message = f"stream ended inside a frame header ({len(self._header)} of {HEADER_BYTES} bytes)"
+        else:
+            message = f"stream ended inside a frame ({self._fill} of {len(self._payload)} payload bytes)"
+        self._poison()
+        raise FrameError("FRAME_TRUNCATED", message)
+
+    def _poison(self) -> None:
+        self._poisoned = True
+        self._payload = None
+        self._fill = 0
+        self._header = bytearray()
+
+    def _consume(self, view: memoryview, values: list[Any]) -> None:
+        n = len(view)
+        i = 0
+        while i < n:
+            payload = self._payload
+            if payload is not None:
+                take = min(len(payload) - self._fill, n - i)
+                payload[self._fill : self._fill + take] = view[i : i + take]
+                self._fill += take
+                i += take
+                if self._fill == len(payload):
+                    self._payload = None
+                    self._fill = 0
+                    values.append(decode_payload(payload))
+                continue
+            if not self._header and n - i >= HEADER_BYTES:
+                length = int.from_bytes(view[i : i + HEADER_BYTES], "big")
+                i += HEADER_BYTES
+            else:
+                take = min(HEADER_BYTES - len(self._header), n - i)
+                self._header += view[i : i + take]
+                i += take
+                if len(self._header) < HEADER_BYTES:
+                    return
+                length = int.from_bytes(self._header, "big")
+                self._header = bytearray()
+            _check_length(length)
+            if n - i >= length:
+                values.append(decode_payload(view[i : i + length]))
+                i += length
+            else:
+                self._payload = bytearray(length)
+                self._payload[: n - i] = view[i:]
+                self._fill = n - i
+                i = n
+
+
+def _poisoned_error() -> FrameError:
+    return FrameError("FRAME_POISONED", "decoder is poisoned by an earlier error; open a new connection")
+
+
+async def read_frame(reader: asyncio.StreamReader) -> Any | None:
+    """Reads one frame's value; None only on a clean EOF at a frame boundary.
+
+    The length is checked from the header before the payload is read, so a hostile header
+    never makes the reader wait for or buffer more than one legal frame.
+    """
+    try:
+        header = await reader.readexactly(HEADER_BYTES)
+    except asyncio.IncompleteReadError as error:
+        if not error.partial:
+            return None
+        raise FrameError(
+            "FRAME_TRUNCATED",
+            f"stream ended inside a frame header ({len(error.partial)} of {HEADER_BYTES} bytes)",
+        ) from None
+    length = int.from_bytes(header, "big")
+    _check_length(length)
+    try:
+        payload = await reader.readexactly(length)
+    except asyncio.IncompleteReadError as error:
+        raise FrameError(
+            "FRAME_TRUNCATED", f"stream ended inside a frame ({len(error.partial)} of {length} payload bytes)"
+        ) from None
+    return decode_payload(payload)
+
+
+# --- encoding ---------------------------------------------------------------------------------
+
+_SCALARS = (str, int, float, bool, type(None))
+
+
+def _refuse(path: str, what: str) -> FrameError:
+    return FrameError("FRAME_UNENCODABLE", f"cannot encode {what} at {path or 'the top level'}")
+
+
+class _Walk:
+    __slots__ = ("ancestors", "budget")
+
+    def __init__(self) -> None:
+        self.ancestors: set[int] = set()
+        self.budget = MAX_FRAME_BYTES
+
+
+def _check(value: Any, depth: int, path: str, walk: _Walk) -> None:
+    walk.budget -= 1
+    if walk.budget < 0:
+        raise FrameError("FRAME_TOO_LARGE", f"value has more than {MAX_FRAME_BYTES} nodes, so it cannot fit a frame")
+    kind = type(value)
+    if kind is str:
+        if _SURROGATE.search(value):
+            raise _refuse(path, "a string with a lone surrogate")
+    elif kind is int:
+        if abs(value) > MAX_SAFE_INTEGER:
+            raise _refuse(path, f"the integer {value}, beyond ±(2^53 - 1)")
+    elif kind is float:
+        if not math.isfinite(value):
+            raise _refuse(path, f"the non-finite number {value}")
+    elif kind is bool or value is None:
+        return
+    elif kind is list or kind is dict:
+        if id(value) in walk.ancestors:
+            raise _refuse(path, "a cycle")
+        if depth >= MAX_DEPTH:
+            raise FrameError("FRAME_TOO_DEEP", f"nesting deeper than {MAX_DEPTH} at {path or 'the top level'}")
+        walk.ancestors.add(id(value))
+        if kind is list:
+            for index, item in enumerate(value):
+                _check(item, depth + 1, f"{path}[{index}]", walk)
+        else:
+            for key, item in value.items():
+                if type(key) is not str:
+                    raise _refuse(f"{path}.{key!r}", f"a {type(key).__name__} key")
+                at = f"{path}.{key}"
+                if _SURROGATE.search(key):
+                    raise _refuse(at, "a key with a lone surrogate")
+                _check(item, depth + 1, at, walk)
+        walk.ancestors.discard(id(value))
+    else:
+        raise _refuse(path, f"a {kind.__name__}")
+
+
+def encode_payload(value: Any) -> bytes:
+    """Encodes a value as compact UTF-8 JSON, refusing before producing anything.
+
+    Accepts exactly dict (str keys), list, str, int, float, bool and None: tuples, subclasses
+    and other types are ``FRAME_UNENCODABLE``, as are non-finite floats, integers beyond
+    ±(2**53 - 1) and strings holding surrogates; over 128 levels is ``FRAME_TOO_DEEP``; a
+    payload over 1 MiB is ``FRAME_TOO_LARGE``.
+    """
+    _check(value, 0, "", _Walk())
+    payload = json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"), check_circular=False)
+    data = payload.encode("utf-8")
+    if len(data) > MAX_FRAME_BYTES:
+        raise FrameError("FRAME_TOO_LARGE", f"payload of {len(data)} bytes exceeds {MAX_FRAME_BYTES} bytes")
+    return data
+
+
+def encode_frame(value: Any) -> bytes:
+    """Encodes a value as one whole frame: 4-byte big-endian payload length, then the payload."""
+    data = encode_payload(value)
+    return len(data).to_bytes(HEADER_BYTES, "big") + data

@@ -1,0 +1,109 @@
+"""Compiling and running one cell in the persistent namespace.
+
+A cell is compiled with top-level ``await`` allowed. When its last statement is an expression,
+that expression is compiled apart and evaluated after the rest, so its ``repr`` becomes the
+``result`` record and ``_`` keeps the last non-None value. ``from __future__`` imports persist
+across cells. A cell's source is registered with ``linecache`` so tracebacks show its lines.
+"""
+
+from __future__ import annotations
+
+import __future__
+import ast
+import inspect
+import linecache
+import os
+import sys
+import traceback
+import types
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = [
+    "CellCompiler",
+    "CompiledCell",
+    "format_error",
+    "make_namespace",
+    "run_compiled",
+]
+
+_FUTURE_FLAGS = 0
+for _name in __future__.all_feature_names:
+    _FUTURE_FLAGS |= getattr(__future__, _name).compiler_flag
+del _name
+
+_WORKER_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+@dataclass(frozen=True)
+class CompiledCell:
+    """A compiled cell: the statements, then (optionally) the final expression."""
+
+    filename: str
+    body: types.CodeType
+    expression: types.CodeType | None
+
+
+class CellCompiler:
+    """Compiles cells; remembers ``from __future__`` flags across cells like the REPL does."""
+
+    def __init__(self) -> None:
+        self.flags = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
+
+    def compile(self, source: str, cell_id: str) -> CompiledCell:
+        """Compile ``source``; raises SyntaxError (with the cell's filename) when it does not parse."""
+        filename = f"<cell {cell_id}>"
+        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+        tree = compile(source, filename, "exec", self.flags | ast.PyCF_ONLY_AST, dont_inherit=True)
+        expression = None
+        if tree.body and isinstance(tree.body[-1], ast.Expr):
+            last = tree.body.pop()
+            expression = ast.Expression(last.value)
+        body = compile(tree, filename, "exec", self.flags, dont_inherit=True)
+        self.flags |= body.co_flags & _FUTURE_FLAGS
+        expr_code = None
+        if expression is not None:
+            expr_code = compile(expression, filename, "eval", self.flags, dont_inherit=True)
+        return CompiledCell(filename, body, expr_code)
+
+
+async def _evaluate(code: types.CodeType, namespace: dict) -> Any:
+    value = eval(code, namespace)  # noqa: S307 - evaluating the cell is the point
+    if code.co_flags & inspect.CO_COROUTINE:
+        value = await value
+    return value
+
+
+async def run_compiled(cell: CompiledCell, namespace: dict) -> Any:
+    """Run ``cell`` in ``namespace``; return the final expression's value (None when there is none)."""
+    await _evaluate(cell.body, namespace)
+    if cell.expression is None:
+        return None
+    value = await _evaluate(cell.expression, namespace)
+    if value is not None:
+        namespace["_"] = value
+    return value
+
+
+def make_namespace(**bindings: Any) -> dict:
+    """A fresh ``__main__`` namespace (installed as ``sys.modules["__main__"]``) with ``bindings``."""
+    module = types.ModuleType("__main__", "The klbr workbench namespace.")
+    module.__dict__["__builtins__"] = __builtins__
+    module.__dict__.update(bindings)
+    sys.modules["__main__"] = module
+    return module.__dict__
+
+
+def _is_worker_frame(tb: types.TracebackType) -> bool:
+    filename = os.path.abspath(tb.tb_frame.f_code.co_filename)
+    return os.path.dirname(filename) == _WORKER_DIR
+
+
+def format_error(exc: BaseException) -> str:
+    """The traceback of ``exc`` as text, without the worker's own leading frames."""
+    tb = exc.__traceback__
+    while tb is not None and _is_worker_frame(tb):
+        tb = tb.tb_next
+    if isinstance(exc, SyntaxError) and tb is None:
+        return "".join(traceback.format_exception_only(type(exc), exc))
+    return "".join(traceback.format_exception(type(exc), exc, tb))

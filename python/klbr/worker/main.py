@@ -1,0 +1,92 @@
+"""``python -m klbr.worker``: start one worker and serve its connection.
+
+Order of startup: take the token out of the environment (before anything else can read it or
+a child can inherit it), become a child subreaper, load the skills file (which it deletes) and,
+for the hooks role, the behaviour source, then connect, send ``hello`` and serve.
+
+Exit codes: 0 after ``shutdown`` or a clean EOF; 1 when startup fails; 2 on a protocol error
+from the host. Every failure prints one ``klbr.worker: ...`` line on stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import Sequence
+
+from klbr.sdk import SLOTS
+
+from .errors import WorkerError
+
+__all__ = ["TOKEN_ENV", "main", "parse_args"]
+
+#: The environment variable that carries the startup token (C3); removed before any cell runs.
+TOKEN_ENV = "KLBR_WORKER_TOKEN"
+
+
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    """Parse the worker's command line."""
+    parser = argparse.ArgumentParser(prog="python -m klbr.worker", description="klbr runtime worker")
+    parser.add_argument("--socket", required=True, help="the host's Unix socket path")
+    parser.add_argument("--role", required=True, choices=("workbench", "hooks"))
+    parser.add_argument("--session", required=True, help="session id of every envelope")
+    parser.add_argument("--generation", required=True, help="generation id of every envelope")
+    parser.add_argument("--skills", help="skills.json to install (read and deleted before connecting)")
+    parser.add_argument("--source", help="behaviour source root (hooks role)")
+    return parser.parse_args(argv)
+
+
+def _start(token: str | None, args: argparse.Namespace) -> int:
+    from klbr.skill_loader import install_skills
+
+    from .connection import Connection
+    from .hooks_role import load_source
+    from .reaper import set_child_subreaper
+    from .server import Worker
+
+    if not token:
+        raise WorkerError("WORKER_TOKEN_MISSING", f"{TOKEN_ENV} is not set")
+    set_child_subreaper()
+    skills = None
+    if args.skills:
+        try:
+            skills = install_skills(args.skills)
+        except Exception as error:
+            code = getattr(error, "code", type(error).__name__)
+            raise WorkerError("WORKER_SKILLS_INVALID", f"{args.skills}: {code}: {error}") from None
+    hooks = None
+    if args.role == "hooks":
+        if not args.source:
+            raise WorkerError("WORKER_SOURCE_MISSING", "the hooks role needs --source DIR")
+        hooks = load_source(args.source)
+    elif args.source:
+        raise WorkerError("WORKER_SOURCE_UNEXPECTED", f"--source {args.source!r} is only for the hooks role")
+    try:
+        conn = Connection.connect(args.socket, args.session, args.generation)
+    except OSError as error:
+        raise WorkerError("WORKER_CONNECT_FAILED", f"cannot connect to {args.socket!r}: {error}") from None
+    if args.role == "workbench":
+        # input() in a cell gets EOF instead of blocking on a pipe nobody writes.
+        sys.stdin = open(os.devnull, encoding="utf-8")
+    hello = {
+        "kind": "hello",
+        "token": token,
+        "role": args.role,
+        "revision": hooks.revision if hooks is not None else None,
+        "slots": list(SLOTS) if args.role == "hooks" else [],
+        "skills": skills,
+    }
+    worker = Worker(args.role, conn, hooks=hooks)
+    return worker.run(hello)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run a worker; returns the process exit code (the worker's own threads are not waited for)."""
+    token = os.environ.pop(TOKEN_ENV, None)
+    args = parse_args(argv)
+    try:
+        return _start(token, args)
+    except WorkerError as error:
+        sys.stderr.write(f"klbr.worker: {error}\n")
+        return 1

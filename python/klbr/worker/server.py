@@ -1,0 +1,389 @@
+"""The worker: one asyncio loop on the main thread serving the host's messages.
+
+* ``execute`` (workbench): one foreground operation at a time; the cell runs as a Task on this
+  loop, in a context that carries its :class:`~klbr.runtime.ExecutionScope`.
+* ``invoke`` (hooks): invocations run one at a time in arrival order (one bounded actor).
+* ``interrupt``: cancels the running operation's task. Because a cell stuck in synchronous code
+  never lets the loop run, the reader thread also sends SIGINT to the main thread; the SIGINT
+  handler raises KeyboardInterrupt only while the foreground task is running its own code (never
+  in the loop, never in a background task, never inside the worker's own frames), and ignores it
+  at any other time. The host's own SIGINT (rung 2 of the C7 ladder) takes the same path.
+* ``shutdown`` / EOF: send nothing more, terminate and reap every descendant, exit (0). If the
+  loop does not get there within ``exit_grace`` seconds (a cell that swallows the interrupt), the
+  reader thread does it itself, so no worker outlives its host.
+* A bad frame or envelope from the host: one diagnostic line on stderr, exit 2.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import contextvars
+import os
+import signal
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from klbr.runtime import ExecutionScope, HostClient, Runtime, WaitYield, current_scope
+from klbr.sdk import decision_to_wire
+
+from .capture import CaptureStream, OutputCapture, clean_text, cut_utf8, utf8_length
+from .cells import CellCompiler, format_error, make_namespace, run_compiled
+from .connection import Connection, ConnectionEnd
+from .hooks_role import HookSource, call_handler
+from .reaper import Reaper, has_children, kill_descendants
+
+__all__ = ["MAX_ERROR_BYTES", "MAX_QUEUED_INVOCATIONS", "Foreground", "Worker"]
+
+#: The ``error`` text of a completion is cut to this many UTF-8 bytes (C7).
+MAX_ERROR_BYTES = 65_536
+#: Invocations waiting behind the running one; more are refused with a failed completion.
+MAX_QUEUED_INVOCATIONS = 64
+
+_KLBR_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+@dataclass(eq=False)
+class Foreground:
+    """The one running operation: a cell (with its scope and capture) or a hook invocation."""
+
+    id: str
+    kind: str
+    task: asyncio.Task | None = None
+    armed: bool = False
+    interrupted: bool = False
+    scope: ExecutionScope | None = None
+    capture: OutputCapture | None = None
+
+
+def _diagnose(line: str) -> None:
+    try:
+        sys.__stderr__.write(f"klbr.worker: {line}\n")
+        sys.__stderr__.flush()
+    except (AttributeError, OSError, ValueError):
+        pass
+
+
+def _cut_error(text: str) -> tuple[str, int]:
+    text = clean_text(text)
+    size = utf8_length(text)
+    if size <= MAX_ERROR_BYTES:
+        return text, 0
+    kept = cut_utf8(text, MAX_ERROR_BYTES)
+    return kept, size - utf8_length(kept)
+
+
+class Worker:
+    """Serves one connection in one role until shutdown, EOF or a protocol error."""
+
+    def __init__(
+        self,
+        role: str,
+        conn: Connection,
+        *,
+        hooks: HookSource | None = None,
+        exit_grace: float = 3.0,
+        reap_interval: float = 1.0,
+    ) -> None:
+        self.role = role
+        self.conn = conn
+        self.hooks = hooks
+        self.exit_grace = exit_grace
+        self.reap_interval = reap_interval
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.fg: Foreground | None = None
+        self.exit_code: int | None = None
+        self.client = HostClient(conn.encode, conn.send)
+        self.reaper = Reaper()
+        self._main_ident = threading.main_thread().ident
+        self._sigint_target: str | None = None
+        self._ending = threading.Lock()
+        self._ending_started = False
+        self._queue: collections.deque[dict] = collections.deque()
+        self._actor: asyncio.Task | None = None
+        if role == "workbench":
+            self.runtime = Runtime(self.client)
+            self.namespace = make_namespace(runtime=self.runtime)
+            self.compiler = CellCompiler()
+            self._stdout = CaptureStream("stdout", self._route, sys.__stdout__)
+            self._stderr = CaptureStream("stderr", self._route, sys.__stderr__)
+
+    # -- running -------------------------------------------------------------------------
+
+    def run(self, hello: dict) -> int:
+        """Send ``hello``, serve until the end, clean up the process tree; returns the exit code."""
+        self.loop = asyncio.new_event_loop()
+        asyncio.set_event_loop(self.loop)
+        signal.signal(signal.SIGINT, self._on_sigint)
+        self.conn.send_now(self.conn.encode(hello))
+        self.conn.start(self.loop, self._on_message, self._on_end, self._on_arrival)
+        self.loop.call_later(self.reap_interval, self._reap)
+        while self.exit_code is None:
+            try:
+                self.loop.run_forever()
+            except (KeyboardInterrupt, SystemExit) as error:
+                # A cell's background task raised it out of the loop; the worker keeps serving.
+                _diagnose(f"a background task raised {type(error).__name__}; ignored")
+        self.conn.close()
+        kill_descendants()
+        return self.exit_code
+
+    def _finish(self, code: int, diagnostic: str | None) -> None:
+        if self.exit_code is not None:
+            return
+        self.exit_code = code
+        self.conn.closed = True  # send nothing more
+        if diagnostic:
+            _diagnose(diagnostic)
+        fg = self.fg
+        if fg is not None and fg.task is not None:
+            fg.task.cancel()
+        assert self.loop is not None
+        self.loop.stop()
+
+    def _reap(self) -> None:
+        if self.exit_code is not None:
+            return
+        try:
+            if has_children():
+                self.reaper.scan()
+        finally:
+            assert self.loop is not None
+            self.loop.call_later(self.reap_interval, self._reap)
+
+    # -- the reader thread's side ---------------------------------------------------------
+
+    def _on_arrival(self, message: dict) -> None:
+        """Runs on the reader thread, right after the message was queued for the loop."""
+        kind = message.get("kind")
+        fg = self.fg
+        if kind == "interrupt":
+            if fg is not None and fg.id == message.get("id") and fg.armed:
+                self._kick(fg.id)
+        elif kind in ("shutdown", "<end>"):
+            if fg is not None and fg.armed:
+                self._kick(fg.id)
+            end = message.get("end")
+            code = 0 if end is None or end.clean else 2
+            self._start_watchdog(code)
+
+    def _kick(self, target: str) -> None:
+        self._sigint_target = target
+        try:
+            signal.pthread_kill(self._main_ident, signal.SIGINT)
+        except (OSError, ValueError):
+            pass
+
+    def _start_watchdog(self, code: int) -> None:
+        with self._ending:
+            if self._ending_started:
+                return
+            self._ending_started = True
+
+        def watchdog() -> None:
+            time.sleep(self.exit_grace)
+            _diagnose(f"the cell did not stop within {self.exit_grace}s of the end; exiting")
+            kill_descendants()
+            os._exit(code)
+
+        threading.Thread(target=watchdog, name="klbr-exit-watchdog", daemon=True).start()
+
+    def _on_sigint(self, signum: int, frame: Any) -> None:
+        target, self._sigint_target = self._sigint_target, None
+        fg = self.fg
+        if fg is None or not fg.armed or fg.task is None:
+            return
+        if target is not None and target != fg.id:
+            return
+        try:
+            if asyncio.current_task(self.loop) is not fg.task:
+                return
+        except RuntimeError:
+            return
+        if frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_KLBR_DIR + os.sep):
+            # Inside the worker's own bookkeeping: try again in a moment, in the cell's code.
+            threading.Timer(0.001, self._kick, (fg.id,)).start()
+            return
+        raise KeyboardInterrupt
+
+    # -- the loop's side -------------------------------------------------------------------
+
+    def _on_end(self, end: ConnectionEnd) -> None:
+        if end.clean:
+            self._finish(0, None)
+        else:
+            self._finish(2, f"protocol error: {end.code}: {end.detail}")
+
+    def _on_message(self, message: dict) -> None:
+        if self.exit_code is not None:
+            return
+        kind = message.get("kind")
+        if kind == "host_reply":
+            self.client.resolve(message)
+        elif kind == "execute":
+            self._execute(message["id"], message["code"])
+        elif kind == "invoke":
+            self._invoke(message)
+        elif kind == "interrupt":
+            fg = self.fg
+            if fg is not None and fg.id == message["id"] and fg.task is not None:
+                fg.interrupted = True
+                fg.task.cancel()
+        elif kind == "shutdown":
+            self._finish(0, None)
+        else:
+            self._finish(2, f"protocol error: the host sent a {kind!r} message")
+
+    def _complete(self, operation_id: str, result: dict) -> None:
+        if self.exit_code is not None:
+            return
+        message = {"kind": "completed", "id": operation_id, "result": result}
+        try:
+            frame = self.conn.encode(message)
+        except Exception as error:  # FrameError: a hook value the wire cannot carry
+            reason, _ = _cut_error(f"the result could not be encoded: {error}")
+            frame = self.conn.encode(
+                {"kind": "completed", "id": operation_id, "result": {"kind": "failed", "error": reason}}
+            )
+        self.conn.send(frame)
+
+    def _failed(self, operation_id: str, reason: str) -> None:
+        self._complete(operation_id, {"kind": "failed", "error": _cut_error(reason)[0]})
+
+    # -- cells ---------------------------------------------------------------------------
+
+    def _route(self) -> OutputCapture | None:
+        fg = self.fg
+        if fg is None or fg.capture is None:
+            return None
+        scope = current_scope.get()
+        # Threads start with an empty context: their writes belong to the running cell. A task
+        # spawned by an earlier cell carries that cell's (ended) scope: not this cell's output.
+        if scope is None or scope is fg.scope:
+            return fg.capture
+        return None
+
+    def _execute(self, operation_id: str, code: str) -> None:
+        if self.role != "workbench":
+            self._failed(operation_id, f"execute is not served by the {self.role} role")
+            return
+        if self.fg is not None:
+            self._failed(operation_id, f"operation {self.fg.id} is running; one foreground operation at a time")
+            return
+        assert self.loop is not None
+        scope = ExecutionScope(operation_id)
+        fg = Foreground(operation_id, "cell", scope=scope, capture=OutputCapture())
+        scope.on_yield = lambda: self._on_yield(fg)
+        context = contextvars.copy_context()
+        context.run(current_scope.set, scope)
+        self.fg = fg
+        sys.stdout, sys.stderr = self._stdout, self._stderr
+        fg.task = self.loop.create_task(self._run_cell(fg, code), context=context)
+        fg.task.add_done_callback(lambda task: self._cell_done(fg, task))
+
+    def _on_yield(self, fg: Foreground) -> None:
+        # A task the cell spawned had its wait accepted: the cell ends (as yielded) too.
+        if fg.task is not None and not fg.task.done() and asyncio.current_task() is not fg.task:
+            fg.task.cancel()
+
+    async def _run_cell(self, fg: Foreground, code: str) -> tuple[str, str | None]:
+        assert fg.capture is not None
+        try:
+            compiled = self.compiler.compile(code, fg.id)
+        except (SyntaxError, ValueError, OverflowError, MemoryError, RecursionError) as error:
+            return "error", format_error(error)
+        try:
+            fg.armed = True
+            try:
+                value = await run_compiled(compiled, self.namespace)
+                if value is not None:
+                    fg.capture.write("result", repr(value))
+            finally:
+                fg.armed = False
+        except WaitYield:
+            return "yielded", None
+        except KeyboardInterrupt:
+            return "interrupted", None
+        except asyncio.CancelledError as error:
+            if fg.interrupted or fg.scope is not None and fg.scope.yielded:
+                return "interrupted", None
+            return "error", format_error(error)
+        except BaseException as error:  # noqa: BLE001 - SystemExit in a cell is the cell's error
+            return "error", format_error(error)
+        return "ok", None
+
+    def _cell_done(self, fg: Foreground, task: asyncio.Task) -> None:
+        assert fg.scope is not None and fg.capture is not None
+        if task.cancelled():
+            status, error = "interrupted", None
+        else:
+            status, error = task.result()
+        if fg.scope.yielded:
+            status, error = "yielded", None
+        self.client.expire(fg.scope)
+        if self.fg is fg:
+            self.fg = None
+        if error is not None:
+            error, cut = _cut_error(error)
+            fg.capture.add_truncated(cut)
+        self._complete(
+            fg.id,
+            {
+                "kind": "cell",
+                "status": status,
+                "output": fg.capture.records,
+                "truncated_bytes": fg.capture.truncated_bytes,
+                "error": error,
+            },
+        )
+
+    # -- hooks ---------------------------------------------------------------------------
+
+    def _invoke(self, message: dict) -> None:
+        if self.role != "hooks" or self.hooks is None:
+            self._failed(message["id"], f"invoke is not served by the {self.role} role")
+            return
+        if len(self._queue) >= MAX_QUEUED_INVOCATIONS:
+            self._failed(message["id"], f"{MAX_QUEUED_INVOCATIONS} invocations are already queued")
+            return
+        self._queue.append(message)
+        if self._actor is None or self._actor.done():
+            assert self.loop is not None
+            self._actor = self.loop.create_task(self._serve_hooks())
+
+    async def _serve_hooks(self) -> None:
+        while self._queue and self.exit_code is None:
+            message = self._queue.popleft()
+            fg = Foreground(message["id"], "hook")
+            self.fg = fg
+            fg.task = asyncio.get_running_loop().create_task(self._run_hook(fg, message))
+            try:
+                result = await fg.task
+            except asyncio.CancelledError:
+                result = {"kind": "failed", "error": f"{message['slot']} invocation {fg.id} was interrupted"}
+            finally:
+                if self.fg is fg:
+                    self.fg = None
+            self._complete(fg.id, result)
+
+    async def _run_hook(self, fg: Foreground, message: dict) -> dict:
+        slot = message["slot"]
+        entry = self.hooks.entrypoints.get(slot, slot)
+        try:
+            fg.armed = True
+            try:
+                decision = await call_handler(self.hooks, slot, message["input"], fg.id)
+            finally:
+                fg.armed = False
+        except (KeyboardInterrupt, asyncio.CancelledError):
+            return {"kind": "failed", "error": f"{slot} invocation {fg.id} was interrupted"}
+        except BaseException as error:  # noqa: BLE001 - a handler never crashes the worker
+            return {"kind": "failed", "error": _cut_error(f"{entry} raised {type(error).__name__}: {error}")[0]}
+        try:
+            value = decision_to_wire(slot, decision)
+        except (TypeError, ValueError) as error:
+            return {"kind": "failed", "error": _cut_error(f"{entry} returned a bad decision: {error}")[0]}
+        return {"kind": "hook", "value": value}

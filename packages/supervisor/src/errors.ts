@@ -8,6 +8,7 @@ export type SupervisorErrorCode =
   | "WORKER_BUSY"
   | "WORKER_PROTOCOL"
   | "WORKER_SPAWN_FAILED"
+  | "WORKER_EXITED_EARLY"
   | "WORKER_WRONG_ROLE"
   | "WORKER_INVALID_ARGUMENT";
 

@@ -1,1 +1,45 @@
-export {};
+// @klbr/supervisor: spawn, handshake, exchange, interrupt and hard stop of klbr workers.
+
+// Starting a worker
+export { startWorker } from "./worker.js";
+export { resolvePython } from "./python.js";
+export type {
+  ExecuteOptions,
+  HostRequestContext,
+  HostRequestHandler,
+  StartWorkerOptions,
+  StrayRequestHandler,
+  Worker,
+  WorkerRole,
+  WorkerState,
+} from "./worker.js";
+
+// Completions and exits
+export type {
+  CellCompletion,
+  CompletionBase,
+  EndedBy,
+  ExitInfo,
+  FailedCompletion,
+  HookCompletion,
+  HookValueCompletion,
+  HostInterruptedCompletion,
+  InterruptOutcome,
+  InterruptRung,
+  WorkerCellCompletion,
+  WorkerExit,
+} from "./completion.js";
+
+// Wire types the API speaks in (from @klbr/envelope)
+export type { CellResult, HelloMessage, HookSlot, HostRequest, HookValue } from "./wire.js";
+
+// Process trees
+export { killTree, descendants } from "./tree.js";
+
+// Limits
+export { MAX_SOCKET_PATH_BYTES } from "./private-dir.js";
+export { TAIL_BYTES } from "./tail.js";
+
+// Errors
+export { SupervisorError, isSupervisorError } from "./errors.js";
+export type { SupervisorErrorCode, OutputTails } from "./errors.js";

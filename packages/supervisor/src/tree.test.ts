@@ -4,7 +4,7 @@ import { descendants, isAlive, killTree, parseProcStat, readProc } from "./tree.
 
 describe("parseProcStat", () => {
   it("reads pid, state, ppid and pgid even when the name holds ') '", () => {
-    expect(parseProcStat("42 (we ird) (x) S 7 42 42 0 -1")).toEqual({ pid: 42, ppid: 7, pgid: 42, state: "S" });
+    expect(parseProcStat("42 (we ird) (x) S 7 42 42 0 -1")).toMatchObject({ pid: 42, ppid: 7, pgid: 42, state: "S" });
   });
   it("returns undefined for garbage", () => {
     expect(parseProcStat("nonsense")).toBeUndefined();

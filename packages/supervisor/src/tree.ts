@@ -6,6 +6,8 @@ export interface ProcEntry {
   ppid: number;
   pgid: number;
   state: string;
+  /** Start time in clock ticks since boot: with the pid, it names one process even after pid reuse. */
+  start: number;
 }
 
 /** Parse a /proc/<pid>/stat line; the command name may itself hold spaces and parentheses. */
@@ -18,8 +20,9 @@ export function parseProcStat(line: string): ProcEntry | undefined {
   const state = rest[0];
   const ppid = Number(rest[1]);
   const pgid = Number(rest[2]);
+  const start = Number(rest[19]);
   if (!Number.isInteger(pid) || !Number.isInteger(ppid) || !Number.isInteger(pgid) || state === undefined) return undefined;
-  return { pid, ppid, pgid, state };
+  return { pid, ppid, pgid, state, start: Number.isFinite(start) ? start : 0 };
 }
 
 /** Read one process's stat, or undefined when it is gone. */
@@ -85,22 +88,40 @@ function kill(target: number, signal: NodeJS.Signals): void {
   }
 }
 
+/** Processes seen earlier in a tree, by pid, with their start time so a reused pid is never hit. */
+export type KnownProcs = Map<number, number>;
+
+/** Add every current descendant of `root` to `known` and return it. */
+export function rememberTree(root: number, known: KnownProcs = new Map()): KnownProcs {
+  for (const p of descendants(root)) known.set(p.pid, p.start);
+  return known;
+}
+
 /**
- * One synchronous kill pass: SIGKILL the group led by `root`, `root`, every pid in `known`, and
- * every descendant found now, plus the groups those lead (a setsid grandchild leads its own).
- * Returns the union of pids it aimed at.
+ * One synchronous kill pass: SIGKILL the group led by `root`, `root`, every still-matching process
+ * in `known`, and every descendant found now, plus the groups those lead (a setsid grandchild
+ * leads its own). Adds what it found to `known`.
  */
-export function killTreeOnce(root: number, known: Iterable<number> = []): Set<number> {
-  const targets = new Map<number, ProcEntry | undefined>();
-  for (const p of descendants(root)) targets.set(p.pid, p);
-  for (const pid of known) if (!targets.has(pid)) targets.set(pid, readProc(pid));
+export function killTreeOnce(root: number, known: KnownProcs = new Map()): KnownProcs {
+  rememberTree(root, known);
   kill(-root, "SIGKILL");
   kill(root, "SIGKILL");
-  for (const [pid, entry] of targets) {
-    if (entry && entry.pgid === pid) kill(-pid, "SIGKILL");
+  for (const [pid, start] of known) {
+    const entry = readProc(pid);
+    if (!entry || entry.start !== start) continue;
+    if (entry.pgid === pid) kill(-pid, "SIGKILL");
     kill(pid, "SIGKILL");
   }
-  return new Set(targets.keys());
+  return known;
+}
+
+function knownAlive(known: KnownProcs): number[] {
+  const out: number[] = [];
+  for (const [pid, start] of known) {
+    const entry = readProc(pid);
+    if (entry && entry.start === start && entry.state !== "Z" && entry.state !== "X") out.push(pid);
+  }
+  return out;
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -109,15 +130,14 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  * Kill the whole tree under `root`: collect before killing, kill, then re-walk until no process
  * of the tree is alive (or `timeoutMs` passes). Resolves with the pids still alive (normally none).
  */
-export async function killTree(root: number, known: Iterable<number> = [], timeoutMs = 5000): Promise<number[]> {
-  const all = new Set<number>(known);
+export async function killTree(root: number, known: KnownProcs = new Map(), timeoutMs = 5000): Promise<number[]> {
   const deadline = Date.now() + timeoutMs;
   let delay = 1;
   for (;;) {
-    for (const pid of killTreeOnce(root, all)) all.add(pid);
-    const alive = [...all, root].filter(isAlive);
-    const stragglers = descendants(root);
-    if (alive.length === 0 && stragglers.length === 0) return [];
+    killTreeOnce(root, known);
+    const alive = knownAlive(known);
+    if (isAlive(root)) alive.push(root);
+    if (alive.length === 0 && descendants(root).length === 0) return [];
     if (Date.now() >= deadline) return alive;
     await sleep(delay);
     delay = Math.min(delay * 2, 50);

@@ -1,0 +1,846 @@
+import { randomBytes } from "node:crypto";
+import { rm } from "node:fs/promises";
+import { createServer, type Server, type Socket } from "node:net";
+import { execa, type ResultPromise } from "execa";
+import { Channel } from "./channel.js";
+import type {
+  CellCompletion,
+  EndedBy,
+  ExitInfo,
+  FailedCompletion,
+  HookCompletion,
+  HostInterruptedCompletion,
+  InterruptOutcome,
+  WorkerExit,
+} from "./completion.js";
+import { SupervisorError, type OutputTails } from "./errors.js";
+import { trackWorker, untrackWorker } from "./exit-hook.js";
+import { checkHello } from "./hello.js";
+import { IDENTIFIER, Operation } from "./operation.js";
+import { makePrivateDir, removePrivateDir } from "./private-dir.js";
+import { resolvePython } from "./python.js";
+import { ByteTail } from "./tail.js";
+import { killTree, rememberTree, type KnownProcs } from "./tree.js";
+import {
+  MAX_REQUESTS_PER_CELL,
+  parseHookResult,
+  parseHostRequest,
+  type CompletedResult,
+  type HelloMessage,
+  type HookSlot,
+  type HostReplyBody,
+  type HostRequest,
+  type InboundMessage,
+  type OutboundMessage,
+} from "./wire.js";
+
+/** A worker's role. */
+export type WorkerRole = "workbench" | "hooks";
+
+/** A worker's lifecycle state as the host sees it. */
+export type WorkerState = "ready" | "busy" | "stopping" | "dead";
+
+/** Where a host request came from. */
+export interface HostRequestContext {
+  executionId: string;
+  requestId: string;
+  /** Aborted when the execution ends: a reply after that is never sent. */
+  signal: AbortSignal;
+}
+
+/** Answers one host request: the resolved value becomes `{kind:"ok"}`, a throw becomes `{kind:"error"}`. */
+export type HostRequestHandler = (request: HostRequest, ctx: HostRequestContext) => Promise<unknown> | unknown;
+
+/** Answers a host request whose execution is unknown or has ended (default: error `scope_expired`). */
+export type StrayRequestHandler = (request: unknown, ctx: { executionId: string; requestId: string }) => Promise<unknown> | unknown;
+
+/** Options of {@link startWorker}. */
+export interface StartWorkerOptions {
+  role: WorkerRole;
+  sessionId: string;
+  generation: string;
+  /** argv of the worker; default `[resolvePython(), "-m", "klbr.worker"]`. Socket/role/ids flags are appended. */
+  command?: string[];
+  /** Directories prepended to PYTHONPATH. */
+  pythonPath?: string[];
+  cwd?: string;
+  /** Extra environment over the host's. */
+  env?: Record<string, string>;
+  /** Passed as `--skills`. */
+  skillsFile?: string;
+  /** Writes the skills payload into the private dir and returns its path (removed after hello). */
+  materialize?: (privateDir: string) => Promise<string | undefined> | string | undefined;
+  /** Passed as `--source` (hooks role). */
+  sourceDir?: string;
+  /** Hello fields that must match when stated. */
+  expect?: { revision?: string | null; skills?: string | null };
+  handshakeTimeoutMs?: number;
+  interruptGraceMs?: number;
+  sigintGraceMs?: number;
+  shutdownGraceMs?: number;
+  /** Per-invoke budget including the wait in the queue. */
+  invokeBudgetMs?: number;
+  /** Invokes that may wait behind the one in flight. */
+  invokeQueueLimit?: number;
+  onStrayHostRequest?: StrayRequestHandler;
+}
+
+/** Options of {@link Worker.execute}. */
+export interface ExecuteOptions {
+  id?: string;
+  onHostRequest?: HostRequestHandler;
+  /** Aborting runs the interrupt ladder for this cell. */
+  signal?: AbortSignal;
+}
+
+/** A supervised worker process. */
+export interface Worker {
+  readonly role: WorkerRole;
+  readonly pid: number;
+  readonly sessionId: string;
+  readonly generation: string;
+  readonly hello: HelloMessage;
+  readonly state: WorkerState;
+  /** Last 8 KiB of the worker's raw stdout. */
+  readonly stdoutTail: string;
+  /** Last 8 KiB of the worker's raw stderr. */
+  readonly stderrTail: string;
+  /** Settles once the worker and its whole tree are gone. */
+  readonly exited: Promise<WorkerExit>;
+  execute(code: string, opts?: ExecuteOptions): Promise<CellCompletion>;
+  invoke(slot: HookSlot, input: unknown, opts?: { id?: string }): Promise<HookCompletion>;
+  interrupt(id: string): Promise<InterruptOutcome>;
+  shutdown(): Promise<WorkerExit>;
+  hardStop(reason: string): Promise<WorkerExit>;
+  /** Call `listener` once when the worker is dead; returns an unsubscribe function. */
+  onDeath(listener: (exit: WorkerExit) => void): () => void;
+}
+
+const DEFAULTS = {
+  handshakeTimeoutMs: 10_000,
+  interruptGraceMs: 1000,
+  sigintGraceMs: 1000,
+  shutdownGraceMs: 2000,
+  invokeBudgetMs: 2000,
+  invokeQueueLimit: 64,
+};
+
+const SNAKE_CASE = /^[a-z][a-z0-9_]*$/;
+
+type StopKind = "requested" | "invalidated" | "shutdown";
+
+interface StopInfo {
+  reason: string;
+  detail: string;
+  kind: StopKind;
+}
+
+type AnyOperation = Operation<CellCompletion> | Operation<HookCompletion>;
+
+interface HookCall {
+  op: Operation<HookCompletion>;
+  slot: HookSlot;
+  input: unknown;
+  deadline: number;
+  timer?: NodeJS.Timeout;
+}
+
+function codeOf(err: unknown): string {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === "string" && SNAKE_CASE.test(code) ? code : "internal";
+}
+
+function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Start a worker: private 0700 dir and socket, spawn in its own process group, accept one
+ * connection, check its hello. Resolves once the worker is ready; on any failure the tree is
+ * stopped, the directory removed, and a SupervisorError thrown.
+ */
+export async function startWorker(opts: StartWorkerOptions): Promise<Worker> {
+  if (opts.role !== "workbench" && opts.role !== "hooks") {
+    throw new SupervisorError("WORKER_INVALID_ARGUMENT", `role must be workbench or hooks, got ${JSON.stringify(opts.role)}`);
+  }
+  for (const [name, value] of [["sessionId", opts.sessionId], ["generation", opts.generation]] as const) {
+    if (typeof value !== "string" || !IDENTIFIER.test(value)) {
+      throw new SupervisorError("WORKER_INVALID_ARGUMENT", `${name} ${JSON.stringify(value)} is not an identifier`);
+    }
+  }
+  const { dir, socketPath } = await makePrivateDir();
+  let materialized: string | undefined;
+  let server: Server | undefined;
+  try {
+    let skillsFile = opts.skillsFile;
+    if (opts.materialize) {
+      materialized = (await opts.materialize(dir)) ?? undefined;
+      if (materialized !== undefined) skillsFile = materialized;
+    }
+    server = createServer();
+    await new Promise<void>((resolve, reject) => {
+      server!.once("error", reject);
+      server!.listen(socketPath, () => {
+        server!.off("error", reject);
+        resolve();
+      });
+    });
+  } catch (err) {
+    server?.close();
+    await removePrivateDir(dir);
+    throw err;
+  }
+  const worker = new WorkerProcess(opts, dir, socketPath, server, materialized, opts.skillsFile);
+  await worker.start();
+  return worker;
+}
+
+/** The Worker implementation; one instance per spawned process. */
+class WorkerProcess implements Worker {
+  readonly role: WorkerRole;
+  readonly sessionId: string;
+  readonly generation: string;
+  readonly exited: Promise<WorkerExit>;
+  readonly #opts: StartWorkerOptions;
+  readonly #config: typeof DEFAULTS;
+  readonly #dir: string;
+  readonly #socketPath: string;
+  readonly #server: Server;
+  readonly #materialized: string | undefined;
+  readonly #skillsFile: string | undefined;
+  readonly #token = randomBytes(32).toString("hex");
+  readonly #stdout = new ByteTail();
+  readonly #stderr = new ByteTail();
+  readonly #known: KnownProcs = new Map();
+  readonly #deathListeners = new Set<(exit: WorkerExit) => void>();
+  #resolveExited!: (exit: WorkerExit) => void;
+  #subprocess: ResultPromise | undefined;
+  #pid = 0;
+  #hello: HelloMessage | undefined;
+  #channel: Channel | undefined;
+  #phase: "starting" | "running" | "stopping" | "dead" = "starting";
+  #stop: StopInfo | undefined;
+  #exit: ExitInfo | undefined;
+  #exitSeen!: Promise<void>;
+  #stdioClosed!: Promise<void>;
+  #finalizing = false;
+  #handshake: { resolve(): void; reject(err: SupervisorError): void } | undefined;
+  #seq = 0;
+  #cell: Operation<CellCompletion> | undefined;
+  #cellHandler: HostRequestHandler | undefined;
+  #cellRequests = 0;
+  #cellWaitAccepted = false;
+  #hookInFlight: HookCall | undefined;
+  readonly #hookQueue: HookCall[] = [];
+  #shutdownTimer: NodeJS.Timeout | undefined;
+  #treeKill: Promise<unknown> | undefined;
+
+  constructor(
+    opts: StartWorkerOptions,
+    dir: string,
+    socketPath: string,
+    server: Server,
+    materialized: string | undefined,
+    skillsFile: string | undefined,
+  ) {
+    this.#opts = opts;
+    this.role = opts.role;
+    this.sessionId = opts.sessionId;
+    this.generation = opts.generation;
+    this.#config = {
+      handshakeTimeoutMs: opts.handshakeTimeoutMs ?? DEFAULTS.handshakeTimeoutMs,
+      interruptGraceMs: opts.interruptGraceMs ?? DEFAULTS.interruptGraceMs,
+      sigintGraceMs: opts.sigintGraceMs ?? DEFAULTS.sigintGraceMs,
+      shutdownGraceMs: opts.shutdownGraceMs ?? DEFAULTS.shutdownGraceMs,
+      invokeBudgetMs: opts.invokeBudgetMs ?? DEFAULTS.invokeBudgetMs,
+      invokeQueueLimit: opts.invokeQueueLimit ?? DEFAULTS.invokeQueueLimit,
+    };
+    this.#dir = dir;
+    this.#socketPath = socketPath;
+    this.#server = server;
+    this.#materialized = materialized;
+    this.#skillsFile = materialized ?? skillsFile;
+    this.exited = new Promise<WorkerExit>((resolve) => {
+      this.#resolveExited = resolve;
+    });
+  }
+
+  get pid(): number {
+    return this.#pid;
+  }
+
+  get hello(): HelloMessage {
+    if (!this.#hello) throw new SupervisorError("WORKER_PROTOCOL", "the worker has not said hello yet");
+    return this.#hello;
+  }
+
+  get state(): WorkerState {
+    if (this.#phase === "dead") return "dead";
+    if (this.#phase === "stopping" || this.#phase === "starting") return "stopping";
+    return this.#cell || this.#hookInFlight ? "busy" : "ready";
+  }
+
+  get stdoutTail(): string {
+    return this.#stdout.text();
+  }
+
+  get stderrTail(): string {
+    return this.#stderr.text();
+  }
+
+  #tails(): OutputTails {
+    return { stdout: this.#stdout.text(), stderr: this.#stderr.text() };
+  }
+
+  // ---- start and handshake ----
+
+  async start(): Promise<void> {
+    const command = this.#opts.command ?? [resolvePython(), "-m", "klbr.worker"];
+    const [file, ...baseArgs] = command;
+    if (!file) throw new SupervisorError("WORKER_INVALID_ARGUMENT", "command must not be empty");
+    const args = [
+      ...baseArgs,
+      "--socket", this.#socketPath,
+      "--role", this.role,
+      "--session", this.sessionId,
+      "--generation", this.generation,
+    ];
+    if (this.#skillsFile !== undefined) args.push("--skills", this.#skillsFile);
+    if (this.#opts.sourceDir !== undefined) args.push("--source", this.#opts.sourceDir);
+    const pythonPath = [...(this.#opts.pythonPath ?? [])];
+    const inherited = this.#opts.env?.PYTHONPATH ?? process.env.PYTHONPATH;
+    if (inherited) pythonPath.push(inherited);
+    const env: Record<string, string> = { ...this.#opts.env, KLBR_WORKER_TOKEN: this.#token };
+    if (pythonPath.length > 0) env.PYTHONPATH = pythonPath.join(":");
+
+    const ready = new Promise<void>((resolve, reject) => {
+      this.#handshake = { resolve, reject };
+    });
+    this.#server.on("connection", (socket) => this.#onConnection(socket));
+
+    const subprocess = execa(file, args, {
+      detached: true,
+      cleanup: false,
+      stdin: "ignore",
+      stdout: "pipe",
+      stderr: "pipe",
+      buffer: false,
+      reject: false,
+      encoding: "buffer",
+      extendEnv: true,
+      env,
+      ...(this.#opts.cwd !== undefined ? { cwd: this.#opts.cwd } : {}),
+    });
+    this.#subprocess = subprocess;
+    if (subprocess.pid === undefined) {
+      const result = await subprocess;
+      this.#server.close();
+      await removePrivateDir(this.#dir);
+      this.#phase = "dead";
+      const exit: WorkerExit = { code: null, signal: null, reason: "spawn_failed", tails: this.#tails() };
+      this.#resolveExited(exit);
+      throw new SupervisorError("WORKER_SPAWN_FAILED", `could not spawn ${JSON.stringify(file)}: ${result.message ?? "unknown error"}`, {
+        cause: result.cause,
+      });
+    }
+    this.#pid = subprocess.pid;
+    trackWorker(this.#pid);
+    subprocess.stdout?.on("data", (chunk: Uint8Array) => this.#stdout.push(chunk));
+    subprocess.stderr?.on("data", (chunk: Uint8Array) => this.#stderr.push(chunk));
+    this.#stdioClosed = Promise.all(
+      [subprocess.stdout, subprocess.stderr].map(
+        (stream) => new Promise<void>((resolve) => (stream && !stream.destroyed ? stream.once("close", () => resolve()) : resolve())),
+      ),
+    ).then(() => undefined);
+    this.#exitSeen = new Promise<void>((resolve) => {
+      subprocess.once("exit", (code, signal) => {
+        this.#exit = { code, signal };
+        resolve();
+        void this.#onProcessExit();
+      });
+    });
+    void subprocess.catch(() => undefined);
+
+    const timer = setTimeout(() => {
+      this.#failHandshake(
+        new SupervisorError("WORKER_HANDSHAKE_TIMEOUT", `no valid hello within ${this.#config.handshakeTimeoutMs} ms from pid ${this.#pid}`, {
+          tails: this.#tails(),
+        }),
+      );
+    }, this.#config.handshakeTimeoutMs);
+    try {
+      await ready;
+    } catch (err) {
+      await this.#stopTree(err instanceof SupervisorError ? `handshake:${err.code}` : "handshake", messageOf(err), "invalidated");
+      await this.exited;
+      if (err instanceof SupervisorError && err.tails === undefined) {
+        throw new SupervisorError(err.code, err.message, { cause: err.cause, tails: this.#tails() });
+      }
+      throw err;
+    } finally {
+      clearTimeout(timer);
+    }
+    this.#phase = "running";
+    await rm(this.#socketPath, { force: true }).catch(() => undefined);
+    if (this.#materialized !== undefined) await rm(this.#materialized, { force: true }).catch(() => undefined);
+  }
+
+  #failHandshake(err: SupervisorError): void {
+    const hs = this.#handshake;
+    if (!hs) return;
+    this.#handshake = undefined;
+    hs.reject(err);
+  }
+
+  #onConnection(socket: Socket): void {
+    if (this.#channel || this.#phase !== "starting") {
+      socket.destroy();
+      return;
+    }
+    this.#server.close();
+    this.#channel = new Channel(socket, this, {
+      message: (message) => this.#onMessage(message),
+      fault: (reason, detail) => this.#onFault(reason, detail),
+    });
+  }
+
+  #onHello(message: InboundMessage): void {
+    if (message.kind !== "hello") {
+      this.#failHandshake(new SupervisorError("WORKER_PROTOCOL", `the first message must be hello, got ${JSON.stringify(message.kind)}`));
+      return;
+    }
+    const hello = message as HelloMessage;
+    try {
+      checkHello(hello, {
+        token: this.#token,
+        role: this.role,
+        revision: this.#opts.expect?.revision,
+        skills: this.#opts.expect?.skills,
+      });
+    } catch (err) {
+      this.#failHandshake(err as SupervisorError);
+      return;
+    }
+    this.#hello = hello;
+    const hs = this.#handshake;
+    this.#handshake = undefined;
+    hs?.resolve();
+  }
+
+  // ---- inbound ----
+
+  #onMessage(message: InboundMessage): void {
+    if (this.#handshake) {
+      this.#onHello(message);
+      return;
+    }
+    if (this.#phase === "dead" || this.#channel?.closed) return;
+    switch (message.kind) {
+      case "host_request":
+        this.#onHostRequest(message as Extract<InboundMessage, { kind: "host_request" }>);
+        return;
+      case "completed":
+        this.#onCompleted(message as Extract<InboundMessage, { kind: "completed" }>);
+        return;
+      default:
+        this.#invalidate("protocol_violation", `the worker sent a ${JSON.stringify(message.kind)} message`);
+    }
+  }
+
+  #onFault(reason: string, detail: string): void {
+    if (this.#handshake) {
+      const err = new SupervisorError("WORKER_PROTOCOL", `handshake failed (${reason}): ${detail}`);
+      // A worker that dies while connecting closes the socket first; let its exit name the failure.
+      if (reason === "worker_exited") setTimeout(() => this.#failHandshake(err), 100);
+      else this.#failHandshake(err);
+      return;
+    }
+    if (this.#stop?.kind === "shutdown" && reason === "worker_exited") return;
+    this.#invalidate(reason, detail);
+  }
+
+  #onHostRequest(message: { id: string; execution_id: string; request: unknown }): void {
+    if (this.role !== "workbench") {
+      this.#invalidate("protocol_violation", `a hooks worker sent host_request ${JSON.stringify(message.id)}`);
+      return;
+    }
+    const cell = this.#cell;
+    const ids = { executionId: message.execution_id, requestId: message.id };
+    if (!cell || cell.id !== message.execution_id || cell.ended) {
+      const stray = this.#opts.onStrayHostRequest;
+      if (!stray) {
+        this.#reply(undefined, message, {
+          kind: "error",
+          code: "scope_expired",
+          message: `execution ${JSON.stringify(message.execution_id)} is not running`,
+        });
+        return;
+      }
+      void Promise.resolve()
+        .then(() => stray(message.request, ids))
+        .then(
+          (value) => this.#reply(undefined, message, { kind: "ok", value }),
+          (err) => this.#reply(undefined, message, { kind: "error", code: codeOf(err), message: messageOf(err) }),
+        );
+      return;
+    }
+    this.#cellRequests += 1;
+    if (this.#cellRequests > MAX_REQUESTS_PER_CELL) {
+      this.#reply(cell, message, {
+        kind: "error",
+        code: "limit_exceeded",
+        message: `request ${this.#cellRequests} of execution ${JSON.stringify(cell.id)} exceeds the limit of ${MAX_REQUESTS_PER_CELL}`,
+      });
+      return;
+    }
+    if (this.#cellWaitAccepted) {
+      this.#reply(cell, message, {
+        kind: "error",
+        code: "scope_expired",
+        message: `execution ${JSON.stringify(cell.id)} has yielded; request ${JSON.stringify(message.id)} is refused`,
+      });
+      return;
+    }
+    let request: HostRequest;
+    try {
+      request = parseHostRequest(message.request);
+    } catch (err) {
+      this.#reply(cell, message, { kind: "error", code: "invalid_request", message: messageOf(err) });
+      return;
+    }
+    const handler = this.#cellHandler;
+    if (!handler) {
+      this.#reply(cell, message, { kind: "error", code: "unsupported", message: `no host request handler for ${JSON.stringify(request.method)}` });
+      return;
+    }
+    const ctx: HostRequestContext = { ...ids, signal: cell.controller.signal };
+    void Promise.resolve()
+      .then(() => handler(request, ctx))
+      .then(
+        (value) => {
+          if (request.method === "runtime.wait" && !cell.ended) this.#cellWaitAccepted = true;
+          this.#reply(cell, message, { kind: "ok", value });
+        },
+        (err) => this.#reply(cell, message, { kind: "error", code: codeOf(err), message: messageOf(err) }),
+      );
+  }
+
+  /** Send a host_reply unless its execution has ended; an unencodable value becomes an `internal` error. */
+  #reply(cell: Operation<CellCompletion> | undefined, request: { id: string; execution_id: string }, reply: HostReplyBody): void {
+    if (cell?.ended) return;
+    const channel = this.#channel;
+    if (!channel || channel.closed || this.#phase !== "running") return;
+    const base = { kind: "host_reply" as const, id: request.id, execution_id: request.execution_id };
+    try {
+      channel.send({ ...base, reply });
+    } catch (err) {
+      channel.send({ ...base, reply: { kind: "error", code: "internal", message: `the reply could not be encoded: ${messageOf(err)}` } });
+    }
+  }
+
+  #onCompleted(message: { id: string; result: CompletedResult }): void {
+    const cell = this.#cell;
+    if (cell && cell.id === message.id && !cell.ended) {
+      this.#completeCell(cell, message.result);
+      return;
+    }
+    const call = this.#hookInFlight;
+    if (call && call.op.id === message.id && !call.op.ended) {
+      this.#completeHook(call, message.result);
+      return;
+    }
+    this.#invalidate("protocol_violation", `completion for unknown operation ${JSON.stringify(message.id)}`);
+  }
+
+  #completeCell(cell: Operation<CellCompletion>, result: CompletedResult): void {
+    const base = { id: cell.id, startedAt: cell.startedAt, endedAt: Date.now(), endedBy: (cell.rung ?? "worker") as EndedBy };
+    if (result.kind === "cell") {
+      if (result.status === "yielded" && !this.#cellWaitAccepted) {
+        this.#invalidate("protocol_violation", `execution ${JSON.stringify(cell.id)} yielded without an accepted wait`);
+        return;
+      }
+      this.#endCell();
+      cell.settle({ ...result, ...base, source: "worker" });
+    } else if (result.kind === "failed") {
+      this.#endCell();
+      cell.settle({ ...base, kind: "failed", source: "worker", error: result.error, reason: "worker_failed", exit: null, tails: null });
+    } else {
+      this.#invalidate("protocol_violation", `a ${result.kind} result completed cell ${JSON.stringify(cell.id)}`);
+    }
+  }
+
+  #endCell(): void {
+    this.#cell = undefined;
+    this.#cellHandler = undefined;
+  }
+
+  #completeHook(call: HookCall, result: CompletedResult): void {
+    clearTimeout(call.timer);
+    const op = call.op;
+    const base = { id: op.id, startedAt: op.startedAt, endedAt: Date.now(), endedBy: (op.rung ?? "worker") as EndedBy };
+    if (result.kind === "cell") {
+      this.#invalidate("protocol_violation", `a cell result completed hook call ${JSON.stringify(op.id)}`);
+      return;
+    }
+    this.#hookInFlight = undefined;
+    if (result.kind === "failed") {
+      op.settle({ ...base, kind: "failed", source: "worker", error: result.error, reason: "worker_failed", exit: null, tails: null });
+    } else {
+      try {
+        const value = parseHookResult(call.slot, result.value);
+        op.settle({ ...base, kind: "hook", source: "worker", value });
+      } catch (err) {
+        op.settle({
+          ...base,
+          kind: "failed",
+          source: "worker",
+          error: `invalid ${call.slot} result: ${messageOf(err)}`,
+          reason: "invalid_result",
+          exit: null,
+          tails: null,
+        });
+      }
+    }
+    this.#pumpHooks();
+  }
+
+  // ---- operations ----
+
+  async execute(code: string, opts: ExecuteOptions = {}): Promise<CellCompletion> {
+    if (this.role !== "workbench") throw new SupervisorError("WORKER_WRONG_ROLE", `execute needs a workbench worker, pid ${this.#pid} is ${this.role}`);
+    if (this.#phase !== "running") throw new SupervisorError("WORKER_DEAD", `worker pid ${this.#pid} is ${this.state}`, { tails: this.#tails() });
+    if (this.#cell) throw new SupervisorError("WORKER_BUSY", `worker pid ${this.#pid} is running cell ${JSON.stringify(this.#cell.id)}`);
+    const id = opts.id ?? `c-${++this.#seq}`;
+    if (!IDENTIFIER.test(id)) throw new SupervisorError("WORKER_INVALID_ARGUMENT", `execution id ${JSON.stringify(id)} is not an identifier`);
+    const cell = new Operation<CellCompletion>(id);
+    try {
+      this.#channel!.send({ kind: "execute", id, code });
+    } catch (err) {
+      throw new SupervisorError("WORKER_INVALID_ARGUMENT", `cell ${JSON.stringify(id)} cannot be sent: ${messageOf(err)}`, { cause: err });
+    }
+    this.#cell = cell;
+    this.#cellHandler = opts.onHostRequest;
+    this.#cellRequests = 0;
+    this.#cellWaitAccepted = false;
+    const signal = opts.signal;
+    if (signal) {
+      const onAbort = () => void this.interrupt(id);
+      if (signal.aborted) onAbort();
+      else {
+        signal.addEventListener("abort", onAbort, { once: true });
+        void cell.promise.then(() => signal.removeEventListener("abort", onAbort));
+      }
+    }
+    return cell.promise;
+  }
+
+  async invoke(slot: HookSlot, input: unknown, opts: { id?: string } = {}): Promise<HookCompletion> {
+    if (this.role !== "hooks") throw new SupervisorError("WORKER_WRONG_ROLE", `invoke needs a hooks worker, pid ${this.#pid} is ${this.role}`);
+    const id = opts.id ?? `h-${++this.#seq}`;
+    if (!IDENTIFIER.test(id)) throw new SupervisorError("WORKER_INVALID_ARGUMENT", `invoke id ${JSON.stringify(id)} is not an identifier`);
+    if (this.#hookInFlight?.op.id === id || this.#hookQueue.some((c) => c.op.id === id)) {
+      throw new SupervisorError("WORKER_INVALID_ARGUMENT", `invoke id ${JSON.stringify(id)} is already pending`);
+    }
+    const op = new Operation<HookCompletion>(id);
+    if (this.#phase !== "running") {
+      op.settle(this.#hostFailure(op, "worker_dead", `worker pid ${this.#pid} is ${this.state}`));
+      return op.promise;
+    }
+    if (this.#hookQueue.length >= this.#config.invokeQueueLimit) {
+      op.settle(this.#hostFailure(op, "queue_full", `${this.#hookQueue.length} invokes are already waiting`));
+      return op.promise;
+    }
+    this.#hookQueue.push({ op, slot, input, deadline: op.startedAt + this.#config.invokeBudgetMs });
+    this.#pumpHooks();
+    return op.promise;
+  }
+
+  #pumpHooks(): void {
+    while (!this.#hookInFlight && this.#hookQueue.length > 0 && this.#phase === "running") {
+      const call = this.#hookQueue.shift()!;
+      const remaining = call.deadline - Date.now();
+      if (remaining <= 0) {
+        call.op.settle(this.#hostFailure(call.op, "hook_timeout", `the ${this.#config.invokeBudgetMs} ms budget ran out in the queue`));
+        continue;
+      }
+      try {
+        this.#channel!.send({ kind: "invoke", id: call.op.id, slot: call.slot, input: call.input } as OutboundMessage);
+      } catch (err) {
+        call.op.settle(this.#hostFailure(call.op, "invalid_input", `invoke ${JSON.stringify(call.op.id)} cannot be sent: ${messageOf(err)}`));
+        continue;
+      }
+      this.#hookInFlight = call;
+      call.timer = setTimeout(() => {
+        if (this.#hookInFlight === call) {
+          this.#invalidate("hook_timeout", `invoke ${JSON.stringify(call.op.id)} overran its ${this.#config.invokeBudgetMs} ms budget`);
+        }
+      }, remaining);
+    }
+  }
+
+  async interrupt(id: string): Promise<InterruptOutcome> {
+    const op: AnyOperation | undefined =
+      this.#cell?.id === id ? this.#cell : this.#hookInFlight?.op.id === id ? this.#hookInFlight.op : undefined;
+    if (!op || op.ended || this.#phase !== "running") return { rung: "not_running" };
+    op.ladder ??= this.#ladder(op);
+    return op.ladder;
+  }
+
+  async #ladder(op: AnyOperation): Promise<InterruptOutcome> {
+    const outcome = (): InterruptOutcome => {
+      const completion = op.result;
+      return completion ? { rung: op.rung ?? "message", completion } : { rung: op.rung ?? "message" };
+    };
+    op.rung = "message";
+    this.#channel?.send({ kind: "interrupt", id: op.id });
+    if (await op.endsWithin(this.#config.interruptGraceMs)) return outcome();
+    op.rung = "sigint";
+    try {
+      process.kill(this.#pid, "SIGINT");
+    } catch {
+      // already gone: the exit path settles the operation.
+    }
+    if (await op.endsWithin(this.#config.sigintGraceMs)) return outcome();
+    op.rung = "hard_stop";
+    await this.#stopTree("interrupt_escalated", `operation ${JSON.stringify(op.id)} ignored interrupt and SIGINT`, "requested");
+    await op.promise;
+    return outcome();
+  }
+
+  async shutdown(): Promise<WorkerExit> {
+    if (this.#phase !== "running") return this.exited;
+    this.#phase = "stopping";
+    this.#stop = { reason: "shutdown", detail: "the host asked the worker to exit", kind: "shutdown" };
+    rememberTree(this.#pid, this.#known);
+    try {
+      this.#channel?.send({ kind: "shutdown" });
+    } catch {
+      // the exit path or the timer below finishes the job.
+    }
+    this.#shutdownTimer = setTimeout(() => {
+      this.#stop = { reason: "shutdown_timeout", detail: `the worker did not exit within ${this.#config.shutdownGraceMs} ms`, kind: "shutdown" };
+      void this.#killTree();
+    }, this.#config.shutdownGraceMs);
+    return this.exited;
+  }
+
+  async hardStop(reason: string): Promise<WorkerExit> {
+    await this.#stopTree(reason, "the host hard-stopped the worker", "requested");
+    return this.exited;
+  }
+
+  onDeath(listener: (exit: WorkerExit) => void): () => void {
+    if (this.#phase === "dead") {
+      void this.exited.then(listener);
+      return () => undefined;
+    }
+    this.#deathListeners.add(listener);
+    return () => this.#deathListeners.delete(listener);
+  }
+
+  // ---- stopping ----
+
+  /** Invalidate the generation: never read again, stop the tree, fail every pending operation. */
+  #invalidate(reason: string, detail: string): void {
+    void this.#stopTree(reason, detail, "invalidated");
+  }
+
+  async #stopTree(reason: string, detail: string, kind: StopKind): Promise<void> {
+    if (this.#phase === "dead") return;
+    if (!this.#stop || this.#stop.kind === "shutdown") this.#stop = { reason, detail, kind };
+    if (this.#phase !== "starting") this.#phase = "stopping";
+    this.#channel?.close();
+    this.#server.close();
+    await this.#killTree();
+  }
+
+  #killTree(): Promise<unknown> {
+    this.#treeKill ??= killTree(this.#pid, this.#known);
+    return this.#treeKill;
+  }
+
+  async #onProcessExit(): Promise<void> {
+    if (this.#finalizing) return;
+    this.#finalizing = true;
+    clearTimeout(this.#shutdownTimer);
+    // Let the connection deliver what the worker wrote before it died, so the first fault names the cause.
+    for (let i = 0; i < 20 && this.#channel && !this.#channel.closed; i++) await sleep(1);
+    if (!this.#stop) this.#stop = { reason: "worker_exited", detail: "the worker process exited", kind: "invalidated" };
+    if (this.#phase === "running") this.#phase = "stopping";
+    this.#channel?.close();
+    this.#server.close();
+    this.#treeKill = undefined;
+    await this.#killTree();
+    await Promise.race([this.#stdioClosed, sleep(50)]);
+    this.#finalize();
+  }
+
+  #finalize(): void {
+    const stop = this.#stop!;
+    const exit: WorkerExit = {
+      code: this.#exit?.code ?? null,
+      signal: this.#exit?.signal ?? null,
+      reason: stop.reason,
+      tails: this.#tails(),
+    };
+    this.#phase = "dead";
+    untrackWorker(this.#pid);
+    this.#failHandshake(
+      new SupervisorError("WORKER_EXITED_EARLY", `worker pid ${this.#pid} exited (code ${exit.code}, signal ${exit.signal}) before a valid hello`, {
+        tails: exit.tails,
+      }),
+    );
+    const cell = this.#cell;
+    this.#endCell();
+    if (cell) cell.settle(this.#cellEnd(cell, stop, exit));
+    const calls = [...(this.#hookInFlight ? [this.#hookInFlight] : []), ...this.#hookQueue.splice(0)];
+    this.#hookInFlight = undefined;
+    for (const call of calls) {
+      clearTimeout(call.timer);
+      call.op.settle(this.#hostFailure(call.op, stop.reason, stop.detail, exit));
+    }
+    void removePrivateDir(this.#dir).then(() => {
+      this.#resolveExited(exit);
+      for (const listener of this.#deathListeners) listener(exit);
+      this.#deathListeners.clear();
+    });
+  }
+
+  #cellEnd(cell: Operation<CellCompletion>, stop: StopInfo, exit: WorkerExit): CellCompletion {
+    if (stop.kind === "invalidated") return this.#hostFailure(cell, stop.reason, stop.detail, exit);
+    const completion: HostInterruptedCompletion = {
+      id: cell.id,
+      startedAt: cell.startedAt,
+      endedAt: Date.now(),
+      endedBy: stop.kind === "shutdown" ? "shutdown" : "hard_stop",
+      kind: "cell",
+      status: "interrupted",
+      output: [],
+      truncated_bytes: 0,
+      error: `${stop.reason}: ${stop.detail}`,
+      source: "host",
+      rung: "hard_stop",
+      reason: stop.reason,
+      exit: { code: exit.code, signal: exit.signal },
+      tails: exit.tails,
+    };
+    return completion;
+  }
+
+  #hostFailure(op: { id: string; startedAt: number }, reason: string, detail: string, exit?: WorkerExit): FailedCompletion {
+    return {
+      id: op.id,
+      startedAt: op.startedAt,
+      endedAt: Date.now(),
+      endedBy: exit ? "invalidated" : "refused",
+      kind: "failed",
+      source: "host",
+      error: `${reason}: ${detail}`,
+      reason,
+      exit: exit ? { code: exit.code, signal: exit.signal } : null,
+      tails: exit ? exit.tails : null,
+    };
+  }
+}

@@ -1,0 +1,2 @@
+import { open } from "./lib.mjs";
+open();

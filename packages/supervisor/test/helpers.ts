@@ -1,0 +1,57 @@
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { startWorker, type StartWorkerOptions, type Worker } from "../src/index.js";
+import { isAlive } from "../src/tree.js";
+
+/** Absolute path of a fake worker script in test/fakes/. */
+export function fakePath(name: string): string {
+  return fileURLToPath(new URL(`./fakes/${name}.mjs`, import.meta.url));
+}
+
+/** The repository's python/ directory (for PYTHONPATH). */
+export const PYTHON_DIR = fileURLToPath(new URL("../../../python", import.meta.url));
+
+let seq = 0;
+
+/** Start a fake worker (a node script) with test-friendly defaults. */
+export function startFake(name: string, opts: Partial<StartWorkerOptions> = {}): Promise<Worker> {
+  return startWorker({
+    role: "workbench",
+    sessionId: "test",
+    generation: `g-${process.pid}-${++seq}`,
+    command: [process.execPath, fakePath(name)],
+    handshakeTimeoutMs: 5000,
+    ...opts,
+  });
+}
+
+/** Start the real Python worker. */
+export function startPython(opts: Partial<StartWorkerOptions> = {}): Promise<Worker> {
+  return startWorker({
+    role: "workbench",
+    sessionId: "test",
+    generation: `g-${process.pid}-${++seq}`,
+    pythonPath: [PYTHON_DIR],
+    ...opts,
+  });
+}
+
+/** True when no process of `pids` is alive (zombies count as gone). */
+export function noneAlive(pids: number[]): boolean {
+  return pids.every((pid) => !isAlive(pid));
+}
+
+/** Whether a path exists. */
+export function exists(path: string): boolean {
+  return existsSync(path);
+}
+
+/** The pid a fake logs first on stderr. */
+export function loggedPid(stderr: string): number {
+  const m = /pid (\d+)/.exec(stderr);
+  if (!m) throw new Error(`no pid in ${JSON.stringify(stderr)}`);
+  return Number(m[1]);
+}
+
+/** Resolve after `ms`. */
+export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

@@ -1,0 +1,50 @@
+import { describe, expect, it } from "vitest";
+import type { FailedCompletion } from "../src/index.js";
+import { startFake } from "./helpers.js";
+
+async function violate(fake: string): Promise<{ done: FailedCompletion; exitReason: string; state: string; signal: string | null }> {
+  const worker = await startFake(fake);
+  const done = await worker.execute("go");
+  const exit = await worker.exited;
+  expect(done.kind).toBe("failed");
+  return { done: done as FailedCompletion, exitReason: exit.reason, state: worker.state, signal: exit.signal };
+}
+
+describe("invalidation by a misbehaving worker", () => {
+  it.each([
+    ["huge-length", "frame_error:FRAME_TOO_LARGE"],
+    ["cut-frame", "frame_error:FRAME_TRUNCATED"],
+    ["duplicate-keys", "frame_error:FRAME_DUPLICATE_KEY"],
+    ["unknown-kind", "envelope_error:ENVELOPE_UNKNOWN_KIND"],
+    ["wrong-generation", "envelope_error:ENVELOPE_GENERATION_MISMATCH"],
+    ["unknown-completion", "protocol_violation"],
+  ])("%s fails the pending cell with %s from the host's own observation", async (fake, reason) => {
+    const { done, exitReason, state } = await violate(fake);
+    expect(done).toMatchObject({ kind: "failed", source: "host", reason, endedBy: "invalidated" });
+    expect(done.exit).not.toBeNull();
+    expect(done.tails?.stderr).toContain("recv execute");
+    expect(exitReason).toBe(reason);
+    expect(state).toBe("dead");
+  });
+
+  it("a worker that stays alive after the violation is killed", async () => {
+    const { signal } = await violate("huge-length");
+    expect(signal).toBe("SIGKILL");
+  });
+
+  it("a worker that exits in a cell fails it with worker_exited and its exit code", async () => {
+    const worker = await startFake("requests");
+    const done = await worker.execute("exit:3");
+    expect(done).toMatchObject({ kind: "failed", source: "host", reason: "worker_exited", exit: { code: 3, signal: null } });
+    await expect(worker.execute("again")).rejects.toMatchObject({ code: "WORKER_DEAD" });
+  });
+
+  it("a dead worker's death listeners get its exit once", async () => {
+    const worker = await startFake("requests");
+    const seen: string[] = [];
+    worker.onDeath((exit) => seen.push(exit.reason));
+    await worker.hardStop("test_stop");
+    await new Promise((r) => setTimeout(r, 0));
+    expect(seen).toEqual(["test_stop"]);
+  });
+});

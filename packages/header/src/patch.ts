@@ -7,7 +7,7 @@ import type { Patch } from "./types.js";
  * Beyond this many edited lines a line diff stops being a readable observation; the caller then
  * carries the whole text instead (and jsdiff stops early rather than running O(N*D)).
  */
-const MAX_EDIT_LENGTH = 4096;
+const MAX_EDIT_LENGTH = 1024;
 
 function isLine(value: unknown): value is string {
   if (typeof value !== "string" || value.length === 0) return false;

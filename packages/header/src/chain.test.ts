@@ -1,0 +1,30 @@
+import { describe, expect, it } from "vitest";
+import { resolve } from "./chain.js";
+import { observe, pinAtStart } from "./rules.js";
+
+describe("resolve", () => {
+  it("never throws on garbage links; it says where it stopped", () => {
+    const pin = pinAtStart([{ name: "c", text: "x\n" }], 1);
+    for (const junk of [null, 3, "header_revision", [], { type: "header_revision" }]) {
+      const resolution = resolve([pin, junk]);
+      expect(resolution).toMatchObject({ text: "x\n", index: 0, complete: false });
+      expect(resolution.stopped?.index).toBe(1);
+    }
+  });
+
+  it("does not read links after the one that stopped it, even a full text", () => {
+    const pin = pinAtStart([{ name: "c", text: "a\n" }], 1);
+    const r1 = observe([pin], [{ name: "c", text: "b\n" }], { origin: "host" }, 2)!;
+    const r2 = { ...observe([pin, r1], [{ name: "c", text: "c\n" }], { origin: "host" }, 3)!, change: { form: "full" as const, text: "c\n" } };
+    const broken = { ...r1, observed_at_ms: -5 };
+    const resolution = resolve([pin, broken, r2]);
+    expect(resolution.text).toBe("a\n");
+    expect(resolution.stopped).toMatchObject({ index: 1, code: "HEADER_INVALID_TIME" });
+  });
+
+  it("returns the recorded sources of the newest text", () => {
+    const pin = pinAtStart([{ name: "c", text: "a\n" }], 1);
+    const r1 = observe([pin], [{ name: "c", text: "a\n" }, { name: "d", text: "b\n" }], { origin: "host" }, 2)!;
+    expect(resolve([pin, r1]).sources).toStrictEqual(r1.sources);
+  });
+});

@@ -1,0 +1,30 @@
+/** The envelope `version` every v1 frame carries. */
+export const PROTOCOL_VERSION = 1;
+/** Longest identifier (C2), in ASCII characters. */
+export const MAX_IDENTIFIER_LENGTH = 128;
+/** Longest `hello.token`, in UTF-8 bytes. */
+export const MAX_TOKEN_BYTES = 256;
+/** Longest `execute.code`, in UTF-8 bytes. */
+export const MAX_CELL_SOURCE_BYTES = 262_144;
+/** Most output records one completed cell may carry. */
+export const MAX_OUTPUT_RECORDS = 256;
+/** Most output text one completed cell may carry, in UTF-8 bytes over all records. */
+export const MAX_OUTPUT_TEXT_BYTES = 65_536;
+/** Longest cell traceback or worker failure text, in UTF-8 bytes. */
+export const MAX_ERROR_BYTES = 65_536;
+/** Longest `local.send` / `delivery.review` message text, in UTF-8 bytes. */
+export const MAX_SEND_TEXT_BYTES = 65_536;
+/** Upper bound of `runtime.wait` and hook `defer` seconds; the lower bound 0 is exclusive. */
+export const MAX_WAIT_SECONDS = 600;
+/** Most host requests one foreground cell may make (enforced by the host, not the schema). */
+export const MAX_REQUESTS_PER_CELL = 128;
+/** Most refs one `evidence.resolve` may name. */
+export const MAX_EVIDENCE_REFS = 64;
+/** Largest `workspace.run` `timeout_ms`. */
+export const MAX_RUN_TIMEOUT_MS = 3_600_000;
+/** Largest `workspace.run` `max_output_bytes`. */
+export const MAX_RUN_OUTPUT_BYTES = 750_000;
+/** Largest hook `wake` priority (the smallest is 0). */
+export const MAX_PRIORITY = 100;
+/** The decision slots a hooks worker serves, in spec order. */
+export const HOOK_SLOTS = ["attention.plan", "delivery.review"] as const;

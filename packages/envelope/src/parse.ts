@@ -1,0 +1,101 @@
+import * as v from "valibot";
+import { envelopeSchema, EnvelopeSchema, type ExpectedIdentity } from "./envelope.js";
+import { EnvelopeError } from "./error.js";
+import {
+  AttentionInputSchema,
+  AttentionResultSchema,
+  DeliveryInputSchema,
+  DeliveryResultSchema,
+} from "./hook.js";
+import { HostRequestSchema } from "./host-request.js";
+import { PROTOCOL_VERSION } from "./limits.js";
+import { HelloMessageSchema, WORKER_ROLES } from "./message.js";
+import type {
+  Envelope,
+  HelloMessage,
+  HookInputOf,
+  HookResultOf,
+  HookSlot,
+  HostRequest,
+  Message,
+  WorkerRole,
+} from "./types.js";
+import { toEnvelopeError } from "./issues.js";
+import { variantOf } from "./rules.js";
+
+// A variant of one option, so a message of another kind is ENVELOPE_UNKNOWN_KIND.
+const HelloOnlySchema = variantOf("kind", [HelloMessageSchema]);
+
+// The first issue decides the code, so stop at it: the check order is the schema order.
+const CONFIG = { abortEarly: true, abortPipeEarly: true } as const;
+
+function run<S extends v.GenericSchema>(schema: S, value: unknown): v.InferOutput<S> {
+  const result = v.safeParse(schema, value, CONFIG);
+  if (result.success) return result.output;
+  // safeParse with success false always carries at least one issue.
+  throw toEnvelopeError(result.issues[0]!);
+}
+
+/**
+ * Validate a decoded frame value as an envelope. When `expected` names a session or generation,
+ * a different one fails with ENVELOPE_SESSION_MISMATCH / ENVELOPE_GENERATION_MISMATCH.
+ * Throws {@link EnvelopeError}; returns a fresh, validated value.
+ */
+export function parseEnvelope(value: unknown, expected?: ExpectedIdentity): Envelope {
+  const schema = expected?.sessionId === undefined && expected?.generation === undefined ? EnvelopeSchema : envelopeSchema(expected);
+  return run(schema, value) as Envelope;
+}
+
+/** Like {@link parseEnvelope}, but returns the outcome instead of throwing. */
+export function safeParseEnvelope(
+  value: unknown,
+  expected?: ExpectedIdentity,
+): { ok: true; envelope: Envelope } | { ok: false; error: EnvelopeError } {
+  try {
+    return { ok: true, envelope: parseEnvelope(value, expected) };
+  } catch (error) {
+    if (error instanceof EnvelopeError) return { ok: false, error };
+    throw error;
+  }
+}
+
+/** Validate one host request object (`{"method": ..., ...}`). Throws {@link EnvelopeError}. */
+export function parseHostRequest(value: unknown): HostRequest {
+  return run(HostRequestSchema, value);
+}
+
+function slotSchemas(slot: HookSlot) {
+  if (slot === "attention.plan") return { input: AttentionInputSchema, result: AttentionResultSchema };
+  if (slot === "delivery.review") return { input: DeliveryInputSchema, result: DeliveryResultSchema };
+  throw new RangeError(`unknown hook slot ${JSON.stringify(slot)}`);
+}
+
+/** Validate the typed input of `slot` (C6). Throws {@link EnvelopeError}; RangeError for an unknown slot. */
+export function parseHookInput<S extends HookSlot>(slot: S, value: unknown): HookInputOf<S> {
+  return run(slotSchemas(slot).input, value) as HookInputOf<S>;
+}
+
+/** Validate the result of `slot` (C6). Throws {@link EnvelopeError}; RangeError for an unknown slot. */
+export function parseHookResult<S extends HookSlot>(slot: S, value: unknown): HookResultOf<S> {
+  return run(slotSchemas(slot).result, value) as HookResultOf<S>;
+}
+
+/**
+ * Validate a `hello` message (the envelope's `message`). A message of another kind is
+ * ENVELOPE_UNKNOWN_KIND; when `role` is given, a hello of the other role is ENVELOPE_ROLE_MISMATCH.
+ */
+export function parseHello(message: unknown, role?: WorkerRole): HelloMessage {
+  if (role !== undefined && !(WORKER_ROLES as readonly string[]).includes(role)) {
+    throw new RangeError(`unknown worker role ${JSON.stringify(role)}`);
+  }
+  const hello = run(HelloOnlySchema, message);
+  if (role !== undefined && hello.role !== role) {
+    throw new EnvelopeError("ENVELOPE_ROLE_MISMATCH", "role", hello.role, JSON.stringify(role));
+  }
+  return hello;
+}
+
+/** Build a validated envelope around `message`. Throws {@link EnvelopeError} when it is not valid. */
+export function makeEnvelope<M extends Message>(sessionId: string, generation: string, message: M): Envelope & { message: M } {
+  return parseEnvelope({ version: PROTOCOL_VERSION, session_id: sessionId, generation, message }) as Envelope & { message: M };
+}

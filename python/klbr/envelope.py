@@ -1,0 +1,731 @@
+"""Envelope and message validation (stdlib only), the Python twin of ``@klbr/envelope``.
+
+Validators take a decoded frame value (plain dicts, lists, str, int, float, bool, None) and
+return a fresh validated value, or raise :class:`EnvelopeError` with the same ``code`` and
+``path`` the TypeScript package gives for the same input (``fixtures/envelopes.json`` pins it).
+
+Check order, the same in both languages (the first fault found is the one reported):
+
+1. A value that must be an object and is not one: ``ENVELOPE_NOT_OBJECT``.
+2. A variant's discriminator (``kind``; then ``slot`` for ``invoke``; ``method``; ``action``):
+   missing is ``ENVELOPE_MISSING_FIELD``, unknown is ``ENVELOPE_UNKNOWN_KIND`` /
+   ``ENVELOPE_UNKNOWN_METHOD`` (``ENVELOPE_INVALID_FIELD`` for ``slot``).
+3. The fields in schema order, each checked completely (depth first) before the next.
+   Within a field: its type, then its grammar/range, then its size limit, then an identity
+   expectation.
+4. Unknown fields: ``ENVELOPE_UNKNOWN_FIELD`` (the first in JavaScript property order).
+5. Rules across fields (``hello`` role rules): ``ENVELOPE_ROLE_MISMATCH``.
+
+Integers are JSON numbers with an integral value within +-(2**53 - 1): ``3`` and ``3.0`` are
+the same number (JavaScript cannot tell them apart), and the validated value is an ``int``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from typing import Any, Callable, Iterable
+
+__all__ = [
+    "ATTENTION_SOURCES",
+    "CELL_STATUSES",
+    "ENVELOPE_ERROR_CODES",
+    "HOOK_SLOTS",
+    "HOST_REQUEST_METHODS",
+    "MAX_CELL_SOURCE_BYTES",
+    "MAX_ERROR_BYTES",
+    "MAX_EVIDENCE_REFS",
+    "MAX_IDENTIFIER_LENGTH",
+    "MAX_OUTPUT_RECORDS",
+    "MAX_OUTPUT_TEXT_BYTES",
+    "MAX_PRIORITY",
+    "MAX_REQUESTS_PER_CELL",
+    "MAX_RUN_OUTPUT_BYTES",
+    "MAX_RUN_TIMEOUT_MS",
+    "MAX_SEND_TEXT_BYTES",
+    "MAX_TOKEN_BYTES",
+    "MAX_WAIT_SECONDS",
+    "METHOD_ALIASES",
+    "OUTPUT_STREAMS",
+    "PROTOCOL_VERSION",
+    "WORKER_ROLES",
+    "EnvelopeError",
+    "canonical_method",
+    "is_digest",
+    "is_error_code",
+    "is_identifier",
+    "make_envelope",
+    "parse_envelope",
+    "parse_hello",
+    "parse_hook_input",
+    "parse_hook_result",
+    "parse_host_request",
+    "utf8_length",
+]
+
+#: The envelope ``version`` every v1 frame carries.
+PROTOCOL_VERSION = 1
+#: Longest identifier (C2), in ASCII characters.
+MAX_IDENTIFIER_LENGTH = 128
+#: Longest ``hello.token``, in UTF-8 bytes.
+MAX_TOKEN_BYTES = 256
+#: Longest ``execute.code``, in UTF-8 bytes.
+MAX_CELL_SOURCE_BYTES = 262_144
+#: Most output records one completed cell may carry.
+MAX_OUTPUT_RECORDS = 256
+#: Most output text one completed cell may carry, in UTF-8 bytes over all records.
+MAX_OUTPUT_TEXT_BYTES = 65_536
+#: Longest cell traceback or worker failure text, in UTF-8 bytes.
+MAX_ERROR_BYTES = 65_536
+#: Longest ``local.send`` / ``delivery.review`` text, in UTF-8 bytes.
+MAX_SEND_TEXT_BYTES = 65_536
+#: Upper bound of ``runtime.wait`` and hook ``defer`` seconds; the lower bound 0 is exclusive.
+MAX_WAIT_SECONDS = 600
+#: Most host requests one foreground cell may make (enforced by the host, not here).
+MAX_REQUESTS_PER_CELL = 128
+#: Most refs one ``evidence.resolve`` may name.
+MAX_EVIDENCE_REFS = 64
+#: Largest ``workspace.run`` ``timeout_ms``.
+MAX_RUN_TIMEOUT_MS = 3_600_000
+#: Largest ``workspace.run`` ``max_output_bytes``.
+MAX_RUN_OUTPUT_BYTES = 750_000
+#: Largest hook ``wake`` priority (the smallest is 0).
+MAX_PRIORITY = 100
+#: The decision slots a hooks worker serves, in spec order.
+HOOK_SLOTS = ("attention.plan", "delivery.review")
+#: Where an attention event came from, as the host classified it (C6).
+ATTENTION_SOURCES = ("operator", "discord.dm", "discord.mention", "discord.ambient")
+#: The two worker roles.
+WORKER_ROLES = ("workbench", "hooks")
+#: Cell completion statuses.
+CELL_STATUSES = ("ok", "error", "yielded", "interrupted")
+#: Output streams of a cell.
+OUTPUT_STREAMS = ("stdout", "stderr", "result")
+#: Aliases the spec accepts, mapped to the method they stand for.
+METHOD_ALIASES = {"agents.open": "peer.open", "peer.message": "peer.send"}
+#: Every code an EnvelopeError may carry (the TypeScript package uses the same strings).
+ENVELOPE_ERROR_CODES = (
+    "ENVELOPE_NOT_OBJECT",
+    "ENVELOPE_MISSING_FIELD",
+    "ENVELOPE_UNKNOWN_FIELD",
+    "ENVELOPE_INVALID_FIELD",
+    "ENVELOPE_BAD_VERSION",
+    "ENVELOPE_BAD_IDENTIFIER",
+    "ENVELOPE_SESSION_MISMATCH",
+    "ENVELOPE_GENERATION_MISMATCH",
+    "ENVELOPE_UNKNOWN_KIND",
+    "ENVELOPE_UNKNOWN_METHOD",
+    "ENVELOPE_LIMIT_EXCEEDED",
+    "ENVELOPE_ROLE_MISMATCH",
+)
+
+_MAX_SAFE_INTEGER = 2**53 - 1
+_IDENTIFIER = re.compile(r"[A-Za-z0-9_.\-]{1,128}")
+_DIGEST = re.compile(r"[0-9a-f]{64}")
+_ERROR_CODE = re.compile(r"[a-z][a-z0-9_]*")
+_PREVIEW_CHARS = 80
+_MISSING = object()
+
+Path = tuple
+Validator = Callable[[Any, Path], Any]
+
+
+class EnvelopeError(Exception):
+    """A decoded value that is not a valid envelope (or message part); ``path`` names the field."""
+
+    def __init__(self, code: str, path: str, value: Any, expected: str) -> None:
+        shown = "nothing" if value is _MISSING else _preview(value)
+        super().__init__(f"{code} at {path or '<root>'}: expected {expected}, got {shown}")
+        self.code = code
+        self.path = path
+        self.value = None if value is _MISSING else value
+
+
+def _preview(value: Any) -> str:
+    try:
+        text = json.dumps(value, ensure_ascii=False, allow_nan=True)
+    except (TypeError, ValueError):
+        text = repr(value)
+    if len(text) > _PREVIEW_CHARS:
+        return f"{text[:_PREVIEW_CHARS]}... ({len(text)} chars)"
+    return text
+
+
+def _fail(code: str, path: Path, value: Any, expected: str) -> None:
+    raise EnvelopeError(code, ".".join(str(key) for key in path), value, expected)
+
+
+# -- predicates -------------------------------------------------------------------------------
+
+
+def is_identifier(value: Any) -> bool:
+    """True for a C2 identifier: 1..128 of ``A-Z a-z 0-9 _ . -``."""
+    return isinstance(value, str) and _IDENTIFIER.fullmatch(value) is not None
+
+
+def is_digest(value: Any) -> bool:
+    """True for a C2 digest: 64 lowercase hex characters."""
+    return isinstance(value, str) and _DIGEST.fullmatch(value) is not None
+
+
+def is_error_code(value: Any) -> bool:
+    """True for a host reply error code (C8): ``^[a-z][a-z0-9_]*$``."""
+    return isinstance(value, str) and _ERROR_CODE.fullmatch(value) is not None
+
+
+def utf8_length(text: str) -> int:
+    """UTF-8 byte length of ``text``; a lone surrogate counts 3 bytes, as in TypeScript."""
+    if text.isascii():
+        return len(text)
+    return len(text.encode("utf-8", "surrogatepass"))
+
+
+def _fits(text: str, limit: int) -> bool:
+    if len(text) > limit:
+        return False
+    return len(text) * 4 <= limit or utf8_length(text) <= limit
+
+
+def _is_number(value: Any) -> bool:
+    # JSON numbers: int or float, never bool; NaN is not a number on the wire (valibot agrees).
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and value == value
+
+
+# -- validator building blocks ----------------------------------------------------------------
+
+
+def _unknown(value: Any, path: Path) -> Any:
+    return value
+
+
+def _string(value: Any, path: Path) -> str:
+    if not isinstance(value, str):
+        _fail("ENVELOPE_INVALID_FIELD", path, value, "string")
+    return value
+
+
+def _boolean(value: Any, path: Path) -> bool:
+    if not isinstance(value, bool):
+        _fail("ENVELOPE_INVALID_FIELD", path, value, "boolean")
+    return value
+
+
+def _picklist(*options: str) -> Validator:
+    expected = " | ".join(f'"{option}"' for option in options)
+
+    def validate(value: Any, path: Path) -> str:
+        if not isinstance(value, str) or value not in options:
+            _fail("ENVELOPE_INVALID_FIELD", path, value, expected)
+        return value
+
+    return validate
+
+
+def _identifier(value: Any, path: Path) -> str:
+    _string(value, path)
+    if not is_identifier(value):
+        _fail("ENVELOPE_BAD_IDENTIFIER", path, value, "an identifier (1..128 of A-Z a-z 0-9 _ . -)")
+    return value
+
+
+def _digest(value: Any, path: Path) -> str:
+    _string(value, path)
+    if not is_digest(value):
+        _fail("ENVELOPE_INVALID_FIELD", path, value, "a digest (64 lowercase hex)")
+    return value
+
+
+def _error_code(value: Any, path: Path) -> str:
+    _string(value, path)
+    if not is_error_code(value):
+        _fail("ENVELOPE_INVALID_FIELD", path, value, "a snake_case code ^[a-z][a-z0-9_]*$")
+    return value
+
+
+def _bounded_text(limit: int) -> Validator:
+    def validate(value: Any, path: Path) -> str:
+        _string(value, path)
+        if not _fits(value, limit):
+            _fail("ENVELOPE_LIMIT_EXCEEDED", path, value, f"at most {limit} UTF-8 bytes")
+        return value
+
+    return validate
+
+
+def _integer(low: int, high: int = _MAX_SAFE_INTEGER) -> Validator:
+    label = f"an integer >= {low}" if high == _MAX_SAFE_INTEGER else f"an integer in {low}..{high}"
+
+    def validate(value: Any, path: Path) -> int:
+        if not _is_number(value):
+            _fail("ENVELOPE_INVALID_FIELD", path, value, "number")
+        integral = isinstance(value, int) or (math.isfinite(value) and value.is_integer())
+        if not integral or abs(value) > _MAX_SAFE_INTEGER or not low <= value <= high:
+            _fail("ENVELOPE_INVALID_FIELD", path, value, label)
+        return int(value)
+
+    return validate
+
+
+def _positive_up_to(high: float) -> Validator:
+    def validate(value: Any, path: Path) -> int | float:
+        if not _is_number(value):
+            _fail("ENVELOPE_INVALID_FIELD", path, value, "number")
+        if not (math.isfinite(value) and 0 < value <= high):
+            _fail("ENVELOPE_INVALID_FIELD", path, value, f"a finite number in (0, {high}]")
+        return value
+
+    return validate
+
+
+def _nullable(inner: Validator) -> Validator:
+    def validate(value: Any, path: Path) -> Any:
+        return None if value is None else inner(value, path)
+
+    return validate
+
+
+def _array(item: Validator) -> Validator:
+    def validate(value: Any, path: Path) -> list:
+        if not isinstance(value, list):
+            _fail("ENVELOPE_INVALID_FIELD", path, value, "Array")
+        return [item(element, (*path, index)) for index, element in enumerate(value)]
+
+    return validate
+
+
+def _check(inner: Validator, ok: Callable[[Any], bool], code: str, expected: str) -> Validator:
+    def validate(value: Any, path: Path) -> Any:
+        result = inner(value, path)
+        if not ok(result):
+            _fail(code, path, result, expected)
+        return result
+
+    return validate
+
+
+def _object_value(value: Any, path: Path) -> dict:
+    if not isinstance(value, dict):
+        _fail("ENVELOPE_NOT_OBJECT", path, value, "an object")
+    return value
+
+
+def _string_map(value: Any, path: Path) -> dict:
+    _object_value(value, path)
+    if not all(isinstance(item, str) for item in value.values()):
+        _fail("ENVELOPE_INVALID_FIELD", path, value, "an object of string values")
+    return value
+
+
+def _js_key_order(keys: Iterable[str]) -> list[str]:
+    """Keys in JavaScript property order: array indices ascending first, then insertion order."""
+    keys = list(keys)
+    indices = [key for key in keys if _is_array_index(key)]
+    if not indices:
+        return keys
+    return sorted(indices, key=int) + [key for key in keys if not _is_array_index(key)]
+
+
+def _is_array_index(key: Any) -> bool:
+    return (
+        isinstance(key, str)
+        and key.isascii()
+        and key.isdigit()
+        and (key == "0" or not key.startswith("0"))
+        and int(key) < 2**32 - 1
+    )
+
+
+class _Field:
+    __slots__ = ("name", "validate", "optional")
+
+    def __init__(self, name: str, validate: Validator, optional: bool = False) -> None:
+        self.name = name
+        self.validate = validate
+        self.optional = optional
+
+
+def _opt(name: str, validate: Validator) -> _Field:
+    return _Field(name, validate, optional=True)
+
+
+def _strict(*fields: _Field | tuple[str, Validator]) -> Validator:
+    """A strict object: fields in order, then unknown keys."""
+    spec = [field if isinstance(field, _Field) else _Field(*field) for field in fields]
+    known = frozenset(field.name for field in spec)
+
+    def validate(value: Any, path: Path) -> dict:
+        _object_value(value, path)
+        out: dict[str, Any] = {}
+        for field in spec:
+            if field.name in value:
+                out[field.name] = field.validate(value[field.name], (*path, field.name))
+            elif not field.optional:
+                _fail("ENVELOPE_MISSING_FIELD", (*path, field.name), _MISSING, "a value")
+        if len(value) > len(out):
+            for key in _js_key_order(value):
+                if key not in known:
+                    _fail("ENVELOPE_UNKNOWN_FIELD", (*path, key), value[key], "no such field")
+        return out
+
+    return validate
+
+
+def _scope(value: Any, path: Path) -> dict:
+    """A loose object with a string ``kind``; other fields pass through untouched."""
+    _object_value(value, path)
+    if "kind" not in value:
+        _fail("ENVELOPE_MISSING_FIELD", (*path, "kind"), _MISSING, "a value")
+    _string(value["kind"], (*path, "kind"))
+    return dict(value)
+
+
+def _variant(key: str, options: dict[str, Validator], unknown_code: str) -> Validator:
+    expected = " | ".join(f'"{option}"' for option in options)
+    if unknown_code == "ENVELOPE_UNKNOWN_METHOD":
+        expected = "a host request method"
+    else:
+        expected = f"one of ({expected})"
+
+    def validate(value: Any, path: Path) -> dict:
+        _object_value(value, path)
+        if key not in value:
+            _fail("ENVELOPE_MISSING_FIELD", (*path, key), _MISSING, "a value")
+        tag = value[key]
+        if not isinstance(tag, str) or tag not in options:
+            _fail(unknown_code, (*path, key), tag, expected)
+        return options[tag](value, path)
+
+    return validate
+
+
+# -- hook I/O (C6) ----------------------------------------------------------------------------
+
+_kind = _picklist
+
+_attention_input = _strict(
+    ("event_id", _integer(1)),
+    ("source", _picklist(*ATTENTION_SOURCES)),
+    ("received_at_ms", _integer(0)),
+)
+_delivery_input = _strict(
+    ("effect_id", _identifier),
+    ("destination", _picklist("operator")),
+    ("text", _bounded_text(MAX_SEND_TEXT_BYTES)),
+)
+_wake = _strict(("action", _kind("wake")), ("priority", _integer(0, MAX_PRIORITY)))
+_defer = _strict(("action", _kind("defer")), ("seconds", _positive_up_to(MAX_WAIT_SECONDS)))
+_ignore = _strict(("action", _kind("ignore")), ("reason", _string))
+_allow = _strict(("action", _kind("allow")))
+_hold = _strict(("action", _kind("hold")), ("reason", _string))
+
+_attention_result = _variant("action", {"wake": _wake, "defer": _defer, "ignore": _ignore}, "ENVELOPE_UNKNOWN_KIND")
+_delivery_result = _variant("action", {"allow": _allow, "hold": _hold}, "ENVELOPE_UNKNOWN_KIND")
+_any_hook_result = _variant(
+    "action",
+    {"wake": _wake, "defer": _defer, "ignore": _ignore, "allow": _allow, "hold": _hold},
+    "ENVELOPE_UNKNOWN_KIND",
+)
+_HOOK_IO = {
+    "attention.plan": (_attention_input, _attention_result),
+    "delivery.review": (_delivery_input, _delivery_result),
+}
+
+# -- host requests ----------------------------------------------------------------------------
+
+_string_array = _array(_string)
+_evidence_refs = _check(
+    _check(_string_array, lambda refs: len(refs) > 0, "ENVELOPE_INVALID_FIELD", "at least one ref"),
+    lambda refs: len(refs) <= MAX_EVIDENCE_REFS,
+    "ENVELOPE_LIMIT_EXCEEDED",
+    f"at most {MAX_EVIDENCE_REFS} refs",
+)
+_argv = _check(_string_array, lambda argv: len(argv) > 0, "ENVELOPE_INVALID_FIELD", "a non-empty argv")
+_any_array = _array(_unknown)
+_peer_open = (("mode", _string), ("evidence", _any_array))
+_peer_send = (("peer_id", _identifier), ("request_id", _identifier), ("content", _string), ("evidence", _any_array))
+
+
+def _method(name: str, *fields: _Field | tuple[str, Validator]) -> tuple[str, Validator]:
+    return name, _strict(("method", _kind(name)), *fields)
+
+
+_REQUESTS = dict(
+    [
+        _method("local.send", ("text", _bounded_text(MAX_SEND_TEXT_BYTES))),
+        _method("runtime.wait", ("seconds", _nullable(_positive_up_to(MAX_WAIT_SECONDS))), ("reason", _string)),
+        _method("hooks.list"),
+        _method("hooks.describe", ("slot", _picklist(*HOOK_SLOTS))),
+        _method("runtime.inspect"),
+        _method("runtime.instructions"),
+        _method("skills.index"),
+        _method("skills.load", ("id", _string)),
+        _method("workspace.info"),
+        _method(
+            "workspace.run",
+            ("argv", _argv),
+            _opt("cwd", _string),
+            _opt("env", _string_map),
+            _opt("timeout_ms", _integer(1, MAX_RUN_TIMEOUT_MS)),
+            _opt("max_output_bytes", _integer(1, MAX_RUN_OUTPUT_BYTES)),
+        ),
+        _method("evidence.resolve", ("refs", _evidence_refs)),
+        _method("behavior.activate", ("path", _string), ("expected_epoch", _integer(0))),
+        _method("maintenance.originate", ("purpose", _string), ("reason", _string), ("evidence_refs", _string_array)),
+        _method("maintenance.assess", ("work_item_id", _string), ("outcome", _string)),
+        _method(
+            "orientation.stage",
+            ("candidate_id", _identifier),
+            ("text", _string),
+            ("target", _string),
+            ("scope", _scope),
+        ),
+        _method("orientation.current", ("scope", _scope)),
+        _method("orientation.adopt", ("candidate_id", _identifier), ("operation_id", _identifier)),
+        _method("frontier.select"),
+        _method("peer.open", *_peer_open),
+        _method("agents.open", *_peer_open),
+        _method("peer.send", *_peer_send),
+        _method("peer.message", *_peer_send),
+        _method("peer.result", ("request_id", _identifier), ("wait_ms", _integer(0))),
+        _method("peer.submit_result", ("request_id", _identifier), ("result", _object_value)),
+        _method("peer.cancel", ("request_id", _identifier)),
+        _method("peer.get", ("peer_id", _identifier)),
+        _method("peer.list"),
+        _method("peer.stop", ("peer_id", _identifier), ("drain", _boolean)),
+        _method("remote.ensure", ("target", _string)),
+        _method(
+            "remote.call",
+            ("target", _string),
+            ("namespace_id", _identifier),
+            ("namespace_generation", _identifier),
+            ("operation_id", _identifier),
+            ("operation", _string),
+            ("payload", _object_value),
+        ),
+        _method(
+            "remote.cancel",
+            ("namespace_id", _identifier),
+            ("namespace_generation", _identifier),
+            ("operation_id", _identifier),
+        ),
+        _method("remote.close", ("namespace_id", _identifier), ("namespace_generation", _identifier)),
+    ]
+)
+
+#: Every host request method name, aliases (``agents.open``, ``peer.message``) included.
+HOST_REQUEST_METHODS = tuple(_REQUESTS)
+
+_host_request = _variant("method", _REQUESTS, "ENVELOPE_UNKNOWN_METHOD")
+
+# -- messages ---------------------------------------------------------------------------------
+
+_token = _check(
+    _check(_string, lambda token: len(token) > 0, "ENVELOPE_INVALID_FIELD", "a non-empty token"),
+    lambda token: _fits(token, MAX_TOKEN_BYTES),
+    "ENVELOPE_LIMIT_EXCEEDED",
+    f"at most {MAX_TOKEN_BYTES} UTF-8 bytes",
+)
+_slots = _check(
+    _array(_picklist(*HOOK_SLOTS)),
+    lambda slots: len(set(slots)) == len(slots),
+    "ENVELOPE_INVALID_FIELD",
+    "no duplicate slots",
+)
+_hello_fields = _strict(
+    ("kind", _kind("hello")),
+    ("token", _token),
+    ("role", _picklist(*WORKER_ROLES)),
+    ("revision", _nullable(_digest)),
+    ("slots", _slots),
+    ("skills", _nullable(_digest)),
+)
+
+
+def _hello(value: Any, path: Path) -> dict:
+    hello = _hello_fields(value, path)
+    workbench = hello["role"] == "workbench"
+    if not (hello["revision"] is None if workbench else is_digest(hello["revision"])):
+        _fail("ENVELOPE_ROLE_MISMATCH", (*path, "revision"), hello["revision"], "null for workbench, a digest for hooks")
+    if len(hello["slots"]) != (0 if workbench else len(HOOK_SLOTS)):
+        _fail(
+            "ENVELOPE_ROLE_MISMATCH",
+            (*path, "slots"),
+            hello["slots"],
+            '[] for workbench, exactly ["attention.plan","delivery.review"] (any order) for hooks',
+        )
+    return hello
+
+
+def _total_text_fits(records: list) -> bool:
+    total = 0
+    for item in records:
+        total += utf8_length(item["text"])
+        if total > MAX_OUTPUT_TEXT_BYTES:
+            return False
+    return True
+
+
+_output = _check(
+    _check(
+        _array(_strict(("stream", _picklist(*OUTPUT_STREAMS)), ("text", _string))),
+        lambda records: len(records) <= MAX_OUTPUT_RECORDS,
+        "ENVELOPE_LIMIT_EXCEEDED",
+        f"at most {MAX_OUTPUT_RECORDS} records",
+    ),
+    _total_text_fits,
+    "ENVELOPE_LIMIT_EXCEEDED",
+    f"at most {MAX_OUTPUT_TEXT_BYTES} UTF-8 bytes of text in all",
+)
+
+_completed_result = _variant(
+    "kind",
+    {
+        "cell": _strict(
+            ("kind", _kind("cell")),
+            ("status", _picklist(*CELL_STATUSES)),
+            ("output", _output),
+            ("truncated_bytes", _integer(0)),
+            ("error", _nullable(_bounded_text(MAX_ERROR_BYTES))),
+        ),
+        "hook": _strict(("kind", _kind("hook")), ("value", _any_hook_result)),
+        "failed": _strict(("kind", _kind("failed")), ("error", _bounded_text(MAX_ERROR_BYTES))),
+    },
+    "ENVELOPE_UNKNOWN_KIND",
+)
+
+_host_reply = _variant(
+    "kind",
+    {
+        "ok": _strict(("kind", _kind("ok")), ("value", _unknown)),
+        "error": _strict(("kind", _kind("error")), ("code", _error_code), ("message", _string)),
+    },
+    "ENVELOPE_UNKNOWN_KIND",
+)
+
+_invoke = _variant(
+    "slot",
+    {
+        slot: _strict(("kind", _kind("invoke")), ("id", _identifier), ("slot", _kind(slot)), ("input", schemas[0]))
+        for slot, schemas in _HOOK_IO.items()
+    },
+    "ENVELOPE_INVALID_FIELD",
+)
+
+_MESSAGES: dict[str, Validator] = {
+    "hello": _hello,
+    "execute": _strict(("kind", _kind("execute")), ("id", _identifier), ("code", _bounded_text(MAX_CELL_SOURCE_BYTES))),
+    "invoke": _invoke,
+    "host_request": _strict(
+        ("kind", _kind("host_request")),
+        ("id", _identifier),
+        ("execution_id", _identifier),
+        ("request", _host_request),
+    ),
+    "host_reply": _strict(
+        ("kind", _kind("host_reply")),
+        ("id", _identifier),
+        ("execution_id", _identifier),
+        ("reply", _host_reply),
+    ),
+    "completed": _strict(("kind", _kind("completed")), ("id", _identifier), ("result", _completed_result)),
+    "interrupt": _strict(("kind", _kind("interrupt")), ("id", _identifier)),
+    "shutdown": _strict(("kind", _kind("shutdown"))),
+}
+_message = _variant("kind", _MESSAGES, "ENVELOPE_UNKNOWN_KIND")
+
+
+def _version(value: Any, path: Path) -> int:
+    if not _is_number(value) or value != PROTOCOL_VERSION:
+        _fail("ENVELOPE_BAD_VERSION", path, value, f"version {PROTOCOL_VERSION}")
+    return PROTOCOL_VERSION
+
+
+def _expecting(code: str, expected: str | None) -> Validator:
+    if expected is None:
+        return _identifier
+
+    def validate(value: Any, path: Path) -> str:
+        _identifier(value, path)
+        if value != expected:
+            _fail(code, path, value, repr(expected))
+        return value
+
+    return validate
+
+
+_envelope = _strict(
+    ("version", _version),
+    ("session_id", _identifier),
+    ("generation", _identifier),
+    ("message", _message),
+)
+
+# -- public entry points ----------------------------------------------------------------------
+
+
+def parse_envelope(
+    value: Any,
+    expected_session: str | None = None,
+    expected_generation: str | None = None,
+) -> dict:
+    """Validate a decoded frame value as an envelope and return a fresh validated copy.
+
+    When ``expected_session`` / ``expected_generation`` is given, a different one raises
+    ``ENVELOPE_SESSION_MISMATCH`` / ``ENVELOPE_GENERATION_MISMATCH`` (checked at that field).
+    """
+    if expected_session is None and expected_generation is None:
+        return _envelope(value, ())
+    schema = _strict(
+        ("version", _version),
+        ("session_id", _expecting("ENVELOPE_SESSION_MISMATCH", expected_session)),
+        ("generation", _expecting("ENVELOPE_GENERATION_MISMATCH", expected_generation)),
+        ("message", _message),
+    )
+    return schema(value, ())
+
+
+def parse_host_request(value: Any) -> dict:
+    """Validate one host request object (``{"method": ..., ...}``)."""
+    return _host_request(value, ())
+
+
+def _slot_io(slot: str) -> tuple[Validator, Validator]:
+    if slot not in _HOOK_IO:
+        raise ValueError(f"unknown hook slot {slot!r}")
+    return _HOOK_IO[slot]
+
+
+def parse_hook_input(slot: str, value: Any) -> dict:
+    """Validate the typed input of ``slot`` (C6); ValueError for an unknown slot."""
+    return _slot_io(slot)[0](value, ())
+
+
+def parse_hook_result(slot: str, value: Any) -> dict:
+    """Validate the result of ``slot`` (C6); ValueError for an unknown slot."""
+    return _slot_io(slot)[1](value, ())
+
+
+_hello_only = _variant("kind", {"hello": _hello}, "ENVELOPE_UNKNOWN_KIND")
+
+
+def parse_hello(message: Any, role: str | None = None) -> dict:
+    """Validate a ``hello`` message; another kind is ENVELOPE_UNKNOWN_KIND, another role ENVELOPE_ROLE_MISMATCH."""
+    if role is not None and role not in WORKER_ROLES:
+        raise ValueError(f"unknown worker role {role!r}")
+    hello = _hello_only(message, ())
+    if role is not None and hello["role"] != role:
+        _fail("ENVELOPE_ROLE_MISMATCH", ("role",), hello["role"], repr(role))
+    return hello
+
+
+def make_envelope(session_id: str, generation: str, message: dict) -> dict:
+    """Build a validated envelope around ``message``; raises EnvelopeError when it is not valid."""
+    return parse_envelope(
+        {"version": PROTOCOL_VERSION, "session_id": session_id, "generation": generation, "message": message}
+    )
+
+
+def canonical_method(name: str) -> str:
+    """The canonical name of a method: ``agents.open`` -> ``peer.open``, ``peer.message`` -> ``peer.send``."""
+    return METHOD_ALIASES.get(name, name)

@@ -100,10 +100,16 @@ def _is_worker_frame(tb: types.TracebackType) -> bool:
 
 
 def format_error(exc: BaseException) -> str:
-    """The traceback of ``exc`` as text, without the worker's own leading frames."""
+    """The traceback of ``exc`` as text, starting at the first cell frame (the worker's are hidden)."""
     tb = exc.__traceback__
-    while tb is not None and _is_worker_frame(tb):
-        tb = tb.tb_next
+    walk = tb
+    while walk is not None and not walk.tb_frame.f_code.co_filename.startswith("<cell "):
+        walk = walk.tb_next
+    if walk is not None:
+        tb = walk
+    else:
+        while tb is not None and _is_worker_frame(tb):
+            tb = tb.tb_next
     if isinstance(exc, SyntaxError) and tb is None:
         return "".join(traceback.format_exception_only(type(exc), exc))
     return "".join(traceback.format_exception(type(exc), exc, tb))

@@ -1,0 +1,188 @@
+"""Cell output capture (C7): coalescing, limits, exact truncated_bytes, bounded memory."""
+
+from __future__ import annotations
+
+import io
+import tracemalloc
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from klbr.worker.capture import (
+    MAX_OUTPUT_RECORDS,
+    MAX_OUTPUT_TEXT_BYTES,
+    CaptureStream,
+    OutputCapture,
+    clean_text,
+    cut_utf8,
+    utf8_length,
+)
+
+
+def b(text: str) -> int:
+    return len(text.encode("utf-8"))
+
+
+def test_consecutive_writes_to_one_stream_form_one_record():
+    cap = OutputCapture()
+    for part in ("a", "b", "c\n"):
+        cap.write("stdout", part)
+    cap.write("stderr", "x")
+    cap.write("stderr", "y")
+    cap.write("stdout", "z")
+    assert cap.records == [
+        {"stream": "stdout", "text": "abc\n"},
+        {"stream": "stderr", "text": "xy"},
+        {"stream": "stdout", "text": "z"},
+    ]
+    assert cap.truncated_bytes == 0
+
+
+def test_empty_writes_make_no_record():
+    cap = OutputCapture()
+    cap.write("stdout", "")
+    assert cap.records == []
+
+
+def test_record_limit_drops_and_counts_the_rest():
+    cap = OutputCapture()
+    for i in range(MAX_OUTPUT_RECORDS):
+        cap.write("stdout" if i % 2 == 0 else "stderr", "ab")
+    assert len(cap.records) == MAX_OUTPUT_RECORDS
+    cap.write("stdout", "héllo")  # a 257th record: dropped
+    cap.write("stderr", "more")  # same stream as the last record, but after a cut: dropped too
+    assert len(cap.records) == MAX_OUTPUT_RECORDS
+    assert cap.records[-1] == {"stream": "stderr", "text": "ab"}
+    assert cap.truncated_bytes == b("héllo") + 4
+
+
+def test_byte_limit_cuts_on_a_character_boundary_and_counts_exactly():
+    cap = OutputCapture()
+    filler = "x" * (MAX_OUTPUT_TEXT_BYTES - 3)
+    cap.write("stdout", filler)
+    cap.write("stdout", "é€😀")  # 2 + 3 + 4 bytes; only "é" fits in the last 3 bytes
+    assert cap.records == [{"stream": "stdout", "text": filler + "é"}]
+    assert cap.truncated_bytes == 3 + 4
+    cap.write("stderr", "ü")
+    assert cap.truncated_bytes == 3 + 4 + 2
+    total = sum(b(r["text"]) for r in cap.records)
+    assert total == MAX_OUTPUT_TEXT_BYTES - 1
+
+
+def test_a_write_that_fits_nothing_adds_no_empty_record():
+    cap = OutputCapture(max_bytes=4)
+    cap.write("stdout", "abc")
+    cap.write("stderr", "€")  # 3 bytes, 1 left: nothing of it fits
+    assert cap.records == [{"stream": "stdout", "text": "abc"}]
+    assert cap.truncated_bytes == 3
+
+
+def test_lone_surrogates_become_replacement_characters():
+    assert clean_text("a\ud800b") == "a\ufffdb"
+    assert clean_text("\ud83d\ude00") == "😀"  # a pair written as two code points joins
+    cap = OutputCapture()
+    cap.write("stdout", "x\udc80")
+    assert cap.records == [{"stream": "stdout", "text": "x\ufffd"}]
+    assert cap.used_bytes == 1 + 3
+
+
+def test_add_truncated_counts_error_cuts():
+    cap = OutputCapture()
+    cap.add_truncated(10)
+    assert cap.truncated_bytes == 10
+
+
+def test_counting_a_huge_write_does_not_copy_it():
+    text = "é" * (48 << 20)  # 48 Mi characters, 96 MiB of UTF-8
+    cap = OutputCapture()
+    tracemalloc.start()
+    try:
+        cap.write("stdout", text)
+        cap.write("stdout", text)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert cap.truncated_bytes == 2 * 2 * len(text) - MAX_OUTPUT_TEXT_BYTES
+    assert peak < 8 << 20, f"peak {peak} bytes"
+
+
+@given(st.text(), st.integers(min_value=0, max_value=64))
+def test_cut_utf8_is_the_longest_fitting_prefix(text, budget):
+    text = clean_text(text)
+    kept = cut_utf8(text, budget)
+    assert text.startswith(kept)
+    assert b(kept) <= budget
+    if len(kept) < len(text):
+        assert b(text[: len(kept) + 1]) > budget
+
+
+@given(st.text())
+def test_utf8_length_matches_encode(text):
+    assert utf8_length(text) == b(clean_text(text))
+
+
+writes = st.lists(
+    st.tuples(st.sampled_from(["stdout", "stderr", "result"]), st.text(max_size=12)), max_size=60
+)
+
+
+@settings(max_examples=300)
+@given(writes, st.integers(1, 6), st.integers(0, 80))
+def test_kept_plus_truncated_is_everything_and_kept_is_a_prefix(sequence, max_records, max_bytes):
+    cap = OutputCapture(max_records=max_records, max_bytes=max_bytes)
+    for stream, text in sequence:
+        cap.write(stream, text)
+    records = cap.records
+    assert len(records) <= max_records
+    kept = sum(b(r["text"]) for r in records)
+    assert kept <= max_bytes
+    everything = sum(b(clean_text(t)) for _, t in sequence)
+    assert kept + cap.truncated_bytes == everything
+    # Coalesced: no two neighbouring records share a stream, none is empty.
+    assert all(r["text"] for r in records)
+    assert all(x["stream"] != y["stream"] for x, y in zip(records, records[1:]))
+    # The kept output is a prefix of the written stream (in order, stream by stream).
+    written = [(s, clean_text(t)) for s, t in sequence if t]
+    merged: list[list[str]] = []
+    for s, t in written:
+        if merged and merged[-1][0] == s:
+            merged[-1][1] += t
+        else:
+            merged.append([s, t])
+    for index, record in enumerate(records):
+        assert record["stream"] == merged[index][0]
+        assert merged[index][1].startswith(record["text"])
+        if index < len(records) - 1:
+            assert record["text"] == merged[index][1]
+
+
+def test_capture_stream_routes_writes():
+    cap = OutputCapture()
+    fallback = io.StringIO()
+    target = {"capture": cap}
+    stream = CaptureStream("stderr", lambda: target["capture"], fallback)
+    assert stream.write("into the cell") == len("into the cell")
+    target["capture"] = None
+    stream.write("nobody's")
+    assert cap.records == [{"stream": "stderr", "text": "into the cell"}]
+    assert fallback.getvalue() == "nobody's"
+    assert stream.encoding == "utf-8" and stream.writable() and not stream.isatty()
+
+
+def test_capture_stream_buffer_decodes_utf8_across_writes():
+    cap = OutputCapture()
+    stream = CaptureStream("stdout", lambda: cap, io.StringIO())
+    data = "€!".encode("utf-8")
+    stream.buffer.write(data[:1])
+    stream.buffer.write(data[1:])
+    assert cap.records == [{"stream": "stdout", "text": "€!"}]
+
+
+def test_capture_stream_refuses_bytes_on_the_text_side():
+    stream = CaptureStream("stdout", lambda: OutputCapture(), io.StringIO())
+    try:
+        stream.write(b"x")  # type: ignore[arg-type]
+    except TypeError as error:
+        assert "bytes" in str(error)
+    else:
+        raise AssertionError("bytes were accepted")

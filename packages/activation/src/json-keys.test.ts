@@ -1,0 +1,21 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { findDuplicateKey } from "./json-keys.js";
+
+describe("findDuplicateKey", () => {
+  it("finds repeated keys at any depth, after unescaping", () => {
+    expect(findDuplicateKey('{"a":1,"a":2}')).toBe("a");
+    expect(findDuplicateKey('{"a":{"b":[{"c":1,"\\u0063":2}]}}')).toBe("c");
+    expect(findDuplicateKey('[{"x":"}\\"{","x":0}]')).toBe("x");
+  });
+
+  it("accepts the same key in different objects", () => {
+    expect(findDuplicateKey('{"a":{"a":1},"b":[{"a":2},{"a":3}]}')).toBeNull();
+    expect(findDuplicateKey(' { } ')).toBeNull();
+    expect(findDuplicateKey('"{\\"a\\":1,\\"a\\":1}"')).toBeNull();
+  });
+
+  it("finds nothing in anything JSON.stringify produces", () => {
+    fc.assert(fc.property(fc.jsonValue(), (value) => findDuplicateKey(JSON.stringify(value, null, 1)) === null));
+  });
+});

@@ -1,0 +1,70 @@
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { loadVectors, removeDir, tempDir } from "../test/helpers/tree.js";
+import { isActivationError } from "./errors.js";
+import { decodeManifest, manifestPackage, parseManifest, readManifest } from "./manifest.js";
+
+function bytesOf(input: { json?: string; hex?: string }): Buffer {
+  return input.hex !== undefined ? Buffer.from(input.hex, "hex") : Buffer.from(input.json!, "utf8");
+}
+
+function refusal(fn: () => unknown) {
+  try {
+    fn();
+  } catch (error) {
+    if (isActivationError(error)) return error;
+    throw error;
+  }
+  throw new Error("expected a refusal");
+}
+
+describe("manifest vectors (fixtures/digest/manifests.json)", () => {
+  for (const c of loadVectors<{ json?: string; hex?: string }, { hooks: Record<string, string>; package: string }>("digest/manifests.json")) {
+    it(c.description, () => {
+      if (c.error) {
+        const error = refusal(() => decodeManifest(bytesOf(c.input)));
+        expect({ code: error.code, field: error.field }).toEqual(c.error);
+      } else {
+        const manifest = decodeManifest(bytesOf(c.input));
+        expect(manifest.hooks).toEqual(c.expected!.hooks);
+        expect(manifestPackage(manifest)).toBe(c.expected!.package);
+      }
+    });
+  }
+});
+
+describe("readManifest / parseManifest", () => {
+  const dirs: string[] = [];
+  afterEach(() => dirs.splice(0).forEach(removeDir));
+
+  it("refuses a missing manifest, naming the file", () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    const error = refusal(() => readManifest(dir));
+    expect(error.code).toBe("MANIFEST_MISSING");
+    expect(error.message).toContain(path.join(dir, "manifest.json"));
+  });
+
+  it("refuses a symlinked manifest", () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    fs.writeFileSync(path.join(dir, "real.json"), JSON.stringify({ version: 1, hooks: { "attention.plan": "p:a", "delivery.review": "p:d" } }));
+    fs.symlinkSync("real.json", path.join(dir, "manifest.json"));
+    expect(refusal(() => readManifest(dir)).code).toBe("SOURCE_SYMLINK");
+  });
+
+  it("reads a valid manifest", () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    fs.writeFileSync(path.join(dir, "manifest.json"), JSON.stringify({ version: 1, hooks: { "attention.plan": "p.m:a", "delivery.review": "p.m:d" } }));
+    expect(readManifest(dir)).toEqual({ version: 1, hooks: { "attention.plan": "p.m:a", "delivery.review": "p.m:d" } });
+  });
+
+  it("names the field and the value in messages", () => {
+    const error = refusal(() => parseManifest({ version: 1, hooks: { "attention.plan": "p:a", "delivery.review": 3 } }));
+    expect(error.field).toBe("hooks.delivery.review");
+    expect(error.message).toContain("hooks.delivery.review");
+    expect(error.message).toContain("3");
+  });
+});

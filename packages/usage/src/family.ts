@@ -66,7 +66,8 @@ export function checkProvider(provider: unknown): UsageShape | undefined {
 }
 
 /**
- * The shape a usage object's own keys reveal, if any. `container` is the object holding it, whose
+ * The shape a chat/Responses/Anthropic `usage` object's own keys reveal, if any (Gemini's usage
+ * lives under `usageMetadata`, which the callers recognise by its place). `container` is the object holding it, whose
  * `provider` string marks an OpenRouter response.
  */
 export function shapeOfUsage(usage: JsonObject, container?: JsonObject): UsageShape | undefined {
@@ -82,7 +83,6 @@ export function shapeOfUsage(usage: JsonObject, container?: JsonObject): UsageSh
   if (has(usage, "input_tokens_details") || has(usage, "output_tokens_details") || has(usage, "total_tokens")) {
     return "openai_responses";
   }
-  if (has(usage, "promptTokenCount") || has(usage, "totalTokenCount") || has(usage, "candidatesTokenCount")) return "gemini";
   return undefined;
 }
 

@@ -106,7 +106,7 @@ export function createUsageStreamReader(options: ReadUsageOptions = {}): UsageSt
       family = seen.family;
       const usage = usageObject(seen.usage, seen.path);
       if (usage === undefined) return;
-      if (provider !== undefined) checkUsageMatches(family, usage, seen.path);
+      checkUsageMatches(family, usage, seen.path);
       if (family === "chat") {
         const shape = shapeOfUsage(usage, chunk);
         if (shape !== undefined && shape !== "openai_chat") refined = shape;

@@ -2,13 +2,15 @@ import { readCount, type JsonObject } from "../count.js";
 import type { UsageCounts } from "../record.js";
 import { put, type Extracted } from "./extracted.js";
 
-/** Usage keys of the Anthropic Messages API. */
+/** Usage keys of the Anthropic Messages API (counts and the known non-count keys). */
 export const ANTHROPIC_KEYS = [
   "input_tokens",
   "output_tokens",
   "cache_read_input_tokens",
   "cache_creation_input_tokens",
   "cache_creation",
+  "server_tool_use",
+  "service_tier",
 ] as const;
 
 /**

@@ -2,7 +2,7 @@ import { readCount, readDetails, type JsonObject } from "../count.js";
 import type { UsageCounts, UsageFlag } from "../record.js";
 import { put, type Extracted } from "./extracted.js";
 
-/** Top-level usage keys of the chat-completions family (OpenAI, DeepSeek, OpenRouter). */
+/** Top-level usage keys of the chat-completions family (OpenAI, DeepSeek, OpenRouter cost keys). */
 export const CHAT_KEYS = [
   "prompt_tokens",
   "completion_tokens",
@@ -11,6 +11,9 @@ export const CHAT_KEYS = [
   "completion_tokens_details",
   "prompt_cache_hit_tokens",
   "prompt_cache_miss_tokens",
+  "cost",
+  "is_byok",
+  "cost_details",
 ] as const;
 
 /**

@@ -1,0 +1,297 @@
+"""``python -m klbr.worker --role workbench`` against a fake host, as real processes."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import time
+
+import pytest
+
+from klbr.frame import encode_frame
+from test_worker_support import TOKEN, FakeHost, alive, wait_for
+
+
+@pytest.fixture
+def host():
+    with FakeHost() as fake:
+        yield fake
+
+
+def cell_ok(result: dict) -> list[dict]:
+    assert result["kind"] == "cell", result
+    assert result["status"] == "ok", result
+    return result["output"]
+
+
+def test_hello_and_the_token_is_gone_from_the_environment(host):
+    assert host.hello == {
+        "kind": "hello", "token": TOKEN, "role": "workbench", "revision": None, "slots": [], "skills": None,
+    }
+    out = cell_ok(host.execute(
+        "import os, subprocess\n"
+        "child = subprocess.run(['env'], capture_output=True, text=True).stdout\n"
+        "(os.environ.get('KLBR_WORKER_TOKEN'), 'KLBR_WORKER_TOKEN' in child)"
+    ))
+    assert out == [{"stream": "result", "text": "(None, False)"}]
+
+
+def test_namespace_underscore_and_output_records(host):
+    cell_ok(host.execute("x = 41"))
+    assert cell_ok(host.execute("x + 1")) == [{"stream": "result", "text": "42"}]
+    out = cell_ok(host.execute("import sys\nprint('a'); print('b')\nprint('e', file=sys.stderr)\n_ * 2"))
+    assert out == [
+        {"stream": "stdout", "text": "a\nb\n"},
+        {"stream": "stderr", "text": "e\n"},
+        {"stream": "result", "text": "84"},
+    ]
+    assert cell_ok(host.execute("None")) == []
+    assert cell_ok(host.execute("_")) == [{"stream": "result", "text": "84"}]
+
+
+def test_top_level_await_and_asyncio_run_explained(host):
+    assert cell_ok(host.execute("import asyncio\nawait asyncio.sleep(0.01, result='slept')")) == [
+        {"stream": "result", "text": "'slept'"}
+    ]
+    result = host.execute("import asyncio\nasync def f():\n    return 1\nasyncio.run(f())")
+    assert result["status"] == "error"
+    assert "asyncio.run() cannot be called from a running event loop" in result["error"]
+
+
+def test_an_exception_gives_error_with_the_cells_traceback(host):
+    result = host.execute("print('before')\ndef boom():\n    raise ValueError('bad value 7')\nboom()")
+    assert result["status"] == "error"
+    assert result["output"] == [{"stream": "stdout", "text": "before\n"}]
+    error = result["error"]
+    assert error.startswith("Traceback (most recent call last):\n")
+    assert "line 4" in error and "raise ValueError('bad value 7')" in error
+    assert "klbr" not in error
+    assert error.rstrip().endswith("ValueError: bad value 7")
+    syntax = host.execute("def (:")
+    assert syntax["status"] == "error" and "SyntaxError" in syntax["error"]
+    exit_cell = host.execute("raise SystemExit(3)")
+    assert exit_cell["status"] == "error" and "SystemExit" in exit_cell["error"]
+    assert cell_ok(host.execute("'still alive'"))
+
+
+def test_output_limits_and_a_200_mib_print_stay_bounded(host):
+    before = _peak_rss(host.proc.pid)
+    result = host.execute(
+        "chunk = 'x' * (1 << 20)\n"
+        "for _ in range(200):\n"
+        "    print(chunk)\n"
+        "del chunk",
+        timeout=120,
+    )
+    assert result["status"] == "ok"
+    kept = sum(len(r["text"].encode()) for r in result["output"])
+    assert kept == 65_536
+    assert kept + result["truncated_bytes"] == 200 * ((1 << 20) + 1)
+    assert _peak_rss(host.proc.pid) - before < 32 << 20
+    many = host.execute("import sys\nfor i in range(300):\n    print(i, file=sys.stderr if i % 2 else sys.stdout)")
+    assert len(many["output"]) == 256
+    assert many["truncated_bytes"] == sum(len(f"{i}\n") for i in range(256, 300))
+    multibyte = host.execute("print('€' * 30000)")
+    text = multibyte["output"][0]["text"]
+    assert text == "€" * 21845 and multibyte["truncated_bytes"] == 3 * 30000 + 1 - 65535
+
+
+def _peak_rss(pid: int) -> int:
+    with open(f"/proc/{pid}/status") as handle:
+        for line in handle:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
+    raise AssertionError("no VmHWM")
+
+
+def test_host_requests_concurrent_errors_and_the_limit(host):
+    def reply(request):
+        if request["method"] == "skills.load":
+            return {"kind": "error", "code": "not_found", "message": f"no skill {request['id']!r}"}
+        return {"kind": "ok", "value": request.get("refs")}
+
+    out = cell_ok(host.execute(
+        "import asyncio\n"
+        "await asyncio.gather(*(runtime.resolve([f'event:{i}']) for i in range(4)))",
+        reply=reply,
+    ))
+    assert out == [{"stream": "result", "text": "[['event:0'], ['event:1'], ['event:2'], ['event:3']]"}]
+    out = cell_ok(host.execute(
+        "from klbr.runtime import HostError\n"
+        "try:\n    await runtime.skills_load('ghost')\n"
+        "except HostError as e:\n    caught = (e.code, e.message)\ncaught",
+        reply=reply,
+    ))
+    assert out == [{"stream": "result", "text": "('not_found', \"no skill 'ghost'\")"}]
+    host.requests = []
+    out = cell_ok(host.execute(
+        "from klbr.runtime import HostError\n"
+        "for i in range(128):\n    await runtime.inspect()\n"
+        "try:\n    await runtime.inspect()\nexcept HostError as e:\n    code = e.code\ncode"
+    ))
+    assert out == [{"stream": "result", "text": "'limit_exceeded'"}]
+    assert len(host.requests) == 128
+
+
+def test_wait_yields_and_later_requests_are_refused_locally(host):
+    host.requests = []
+    result = host.execute(
+        "import asyncio\n"
+        "async def later():\n"
+        "    await asyncio.sleep(0.05)\n"
+        "    try:\n        await runtime.send('from the background')\n"
+        "    except Exception as e:\n        print('background:', type(e).__name__, e.code)\n"
+        "task = asyncio.create_task(later())\n"
+        "try:\n    await runtime.wait(30, reason='input')\n"
+        "except BaseException:\n    print('caught the sentinel')\n"
+        "print('after the wait')\n"
+        "await asyncio.sleep(0.2)\n"
+    )
+    assert result["status"] == "yielded"
+    assert result["error"] is None
+    assert [r["request"]["method"] for r in host.requests] == ["runtime.wait"]
+    assert result["output"] == [
+        {"stream": "stdout", "text": "caught the sentinel\nafter the wait\nbackground: HostError scope_expired\n"}
+    ]
+    assert cell_ok(host.execute("1"))  # the next cell has its own scope
+
+
+def test_a_second_execute_while_one_runs_fails(host):
+    host.send({"kind": "execute", "id": "long", "code": "import asyncio\nawait asyncio.sleep(0.5)\n'done'"})
+    host.send({"kind": "execute", "id": "second", "code": "1"})
+    second = host.recv()
+    assert second["kind"] == "completed" and second["id"] == "second"
+    assert second["result"]["kind"] == "failed" and "long" in second["result"]["error"]
+    assert cell_ok(host.until_completed("long")) == [{"stream": "result", "text": "'done'"}]
+
+
+def test_interrupt_cancels_an_awaiting_cell(host):
+    host.send({"kind": "execute", "id": "sleepy", "code": "import asyncio\nprint('start')\nawait asyncio.sleep(60)"})
+    time.sleep(0.2)
+    host.send({"kind": "interrupt", "id": "not-running"})  # ignored
+    host.send({"kind": "interrupt", "id": "sleepy"})
+    result = host.until_completed("sleepy")
+    assert result["status"] == "interrupted"
+    assert result["output"] == [{"stream": "stdout", "text": "start\n"}]
+
+
+def test_interrupt_breaks_a_pure_python_loop(host):
+    host.send({"kind": "execute", "id": "busy", "code": "n = 0\nwhile True:\n    n += 1"})
+    time.sleep(0.3)
+    host.send({"kind": "interrupt", "id": "busy"})
+    assert host.until_completed("busy")["status"] == "interrupted"
+    assert cell_ok(host.execute("n > 0")) == [{"stream": "result", "text": "True"}]
+
+
+def test_sigint_interrupts_time_sleep_and_event_wait_and_is_ignored_otherwise(host):
+    os.kill(host.proc.pid, signal.SIGINT)  # idle: ignored
+    assert cell_ok(host.execute("'idle sigint ignored'"))
+    for code in ("import time\ntime.sleep(60)", "import threading\nthreading.Event().wait()"):
+        op = host.new_id()
+        host.send({"kind": "execute", "id": op, "code": code})
+        time.sleep(0.3)
+        os.kill(host.proc.pid, signal.SIGINT)
+        assert host.until_completed(op)["status"] == "interrupted"
+    # During an await the loop is not in cell code: SIGINT is ignored there.
+    host.send({"kind": "execute", "id": "awaiting", "code": "import asyncio\nawait asyncio.sleep(0.5)\n'finished'"})
+    time.sleep(0.2)
+    os.kill(host.proc.pid, signal.SIGINT)
+    assert cell_ok(host.until_completed("awaiting")) == [{"stream": "result", "text": "'finished'"}]
+
+
+def test_a_late_reply_after_interrupt_is_discarded(host):
+    host.send({"kind": "execute", "id": "asks", "code": "await runtime.inspect()"})
+    request = host.recv()
+    assert request["kind"] == "host_request"
+    host.send({"kind": "interrupt", "id": "asks"})
+    assert host.until_completed("asks")["status"] == "interrupted"
+    host.send({"kind": "host_reply", "id": request["id"], "execution_id": "asks", "reply": {"kind": "ok", "value": 1}})
+    out = cell_ok(host.execute("await runtime.inspect()", reply=lambda r: {"kind": "ok", "value": "fresh"}))
+    assert out == [{"stream": "result", "text": "'fresh'"}]
+
+
+def test_background_output_after_its_cell_is_not_in_the_next_cell(host):
+    cell_ok(host.execute(
+        "import asyncio\n"
+        "async def chatter():\n"
+        "    await asyncio.sleep(0.2)\n"
+        "    print('late chatter')\n"
+        "bg = asyncio.create_task(chatter())"
+    ))
+    out = cell_ok(host.execute("import asyncio\nawait asyncio.sleep(0.5)\nprint('mine')"))
+    assert out == [{"stream": "stdout", "text": "mine\n"}]
+    assert wait_for(lambda: "late chatter" in host.stdout())
+
+
+def test_thread_output_during_a_cell_is_captured(host):
+    out = cell_ok(host.execute(
+        "import threading\nt = threading.Thread(target=print, args=('from a thread',))\nt.start(); t.join()"
+    ))
+    assert out == [{"stream": "stdout", "text": "from a thread\n"}]
+
+
+def test_os_exit_in_a_cell_ends_the_worker_without_a_completion(host):
+    host.send({"kind": "execute", "id": "bye", "code": "import os\nos._exit(7)"})
+    assert host.recv() is None
+    assert host.wait() == 7
+
+
+def test_shutdown_exits_zero_and_sends_nothing_more(host):
+    host.send({"kind": "execute", "id": "running", "code": "import asyncio\nawait asyncio.sleep(60)"})
+    time.sleep(0.1)
+    host.send({"kind": "shutdown"})
+    assert host.recv() is None
+    assert host.wait() == 0
+
+
+def test_eof_makes_the_worker_exit_even_during_a_busy_cell(host):
+    host.send({"kind": "execute", "id": "busy", "code": "while True:\n    pass"})
+    time.sleep(0.2)
+    host.conn.close()
+    host.conn = None
+    assert host.wait(10) == 0
+
+
+def test_a_bad_frame_from_the_host_is_a_protocol_error(host):
+    host.conn.sendall(b"\x00\x00\x00\x02{{")
+    assert host.recv() is None
+    assert host.wait() == 2
+    lines = host.stderr().strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("klbr.worker: protocol error: FRAME_")
+
+
+def test_a_wrong_generation_is_a_protocol_error(host):
+    host.conn.sendall(encode_frame({"version": 1, "session_id": "s-1", "generation": "g-other", "message": {"kind": "shutdown"}}))
+    assert host.recv() is None
+    assert host.wait() == 2
+    assert "ENVELOPE_GENERATION_MISMATCH" in host.stderr()
+
+
+def test_a_host_only_message_from_the_host_is_a_protocol_error(host):
+    host.send({"kind": "completed", "id": "x", "result": {"kind": "failed", "error": "?"}})
+    assert host.recv() is None
+    assert host.wait() == 2
+
+
+@pytest.mark.parametrize("setsid", [False, True])
+def test_spawned_sleepers_are_gone_after_shutdown(host, setsid):
+    prefix = "'setsid', " if setsid else ""
+    out = cell_ok(host.execute(
+        "import subprocess\n"
+        f"direct = subprocess.Popen([{prefix}'sleep', '1000'])\n"
+        "orphan = subprocess.run(['sh', '-c', "
+        f"'{'setsid ' if setsid else ''}sleep 1000 >/dev/null 2>&1 & echo $!'], capture_output=True, text=True).stdout\n"
+        "[direct.pid, int(orphan)]"
+    ))
+    pids = json.loads(out[0]["text"])
+    assert all(alive(pid) for pid in pids)
+    host.send({"kind": "shutdown"})
+    assert host.wait() == 0
+    assert wait_for(lambda: not any(alive(pid) for pid in pids), 5)
+
+
+def test_missing_token_fails_startup():
+    with FakeHost(token=None, accept=False) as fake:
+        assert fake.wait() == 1
+        assert "WORKER_TOKEN_MISSING" in fake.stderr()

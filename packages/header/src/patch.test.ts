@@ -17,6 +17,14 @@ describe("diffPatches", () => {
     const many = (tag: string) => Array.from({ length: 5000 }, (_, i) => `${tag}${i}\n`).join("");
     expect(diffPatches(many("a"), many("b"), "s")).toBeNull();
   });
+
+  it("diffs up to 1,024 edited lines and gives up above", () => {
+    const text = (changed: number) => Array.from({ length: 600 }, (_, i) => (i < changed ? `new ${i}\n` : `old ${i}\n`)).join("");
+    const at512 = diffPatches(text(0), text(512), "s");
+    expect(at512).toHaveLength(1);
+    expect(at512![0]!.old_lines).toHaveLength(512);
+    expect(diffPatches(text(0), text(513), "s")).toBeNull();
+  });
 });
 
 describe("applyPatches", () => {

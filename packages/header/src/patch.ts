@@ -52,16 +52,35 @@ export function checkPatch(patch: unknown): Patch {
 }
 
 /**
+ * A cheap lower bound on the line edit distance: no alignment keeps more lines than the two texts
+ * share as multisets. Lets a wholesale rewrite skip the O(N*D) search jsdiff would abandon anyway.
+ */
+function editLengthLowerBound(a: readonly string[], b: readonly string[]): number {
+  const counts = new Map<string, number>();
+  for (const line of a) counts.set(line, (counts.get(line) ?? 0) + 1);
+  let shared = 0;
+  for (const line of b) {
+    const left = counts.get(line) ?? 0;
+    if (left > 0) {
+      shared++;
+      counts.set(line, left - 1);
+    }
+  }
+  return a.length + b.length - 2 * shared;
+}
+
+/**
  * The line patches that turn `oldText` into `newText`, labelled `source`: one patch per run of
  * changed lines of a jsdiff line diff (no fuzz, no line-ending conversion, so "\r\n" and "\n"
  * differ). Null when the texts differ too much for a diff to be worth carrying.
  */
 export function diffPatches(oldText: string, newText: string, source: string): Patch[] | null {
-  const changes = diffLines(oldText, newText, { maxEditLength: MAX_EDIT_LENGTH });
-  if (changes === undefined) return null;
   // Content comes from our own split, jsdiff only says where: verification catches any disagreement.
   const oldLines = splitLines(oldText);
   const newLines = splitLines(newText);
+  if (editLengthLowerBound(oldLines, newLines) > MAX_EDIT_LENGTH) return null;
+  const changes = diffLines(oldText, newText, { maxEditLength: MAX_EDIT_LENGTH });
+  if (changes === undefined) return null;
   const patches: Patch[] = [];
   let oldIndex = 0;
   let newIndex = 0;

@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from frame_vectors import case_chunks, load_frame_files, revive
+from tools.frame_vectors import case_chunks, load_frame_files, revive
 from klbr.frame import FrameDecoder, FrameError, decode_payload, encode_frame, encode_payload, read_frame
 
 FILES = load_frame_files()

@@ -9,7 +9,7 @@ from typing import Any
 
 __all__ = ["FRAME_FIXTURES", "case_chunks", "load_frame_files", "revive"]
 
-FRAME_FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "frame"
+FRAME_FIXTURES = Path(__file__).resolve().parents[3] / "fixtures" / "frame"
 
 
 def load_frame_files() -> list[tuple[str, str, list[dict]]]:
@@ -20,6 +20,7 @@ def load_frame_files() -> list[tuple[str, str, list[dict]]]:
         assert data["cases"], f"{path.name} holds no cases"
         assert data["kind"] in ("decode", "encode"), path.name
         out.append((path.name, data["kind"], data["cases"]))
+    assert out, f"no vectors in {FRAME_FIXTURES}"
     return out
 
 

@@ -149,6 +149,18 @@ describe("tampered patches", () => {
     );
   });
 
+  it("are detected per source too, and fall back to the whole text", () => {
+    fc.assert(
+      fc.property(alignedPair, fc.nat(), fc.constantFrom("old_lines" as const, "new_lines" as const), ([base, next], pick, side) => {
+        const bad = tamper(revise(base, next) as DiffChange, pick, side);
+        fc.pre(bad !== null);
+        expect(() => applyChange(base, bad!, target(next))).toThrow(HeaderError);
+        expect(verifiedChange(base, bad, next)).toStrictEqual<Change>({ form: "full", text: joinSources(next) });
+      }),
+      { numRuns: 200 },
+    );
+  });
+
   it("fall back to the whole text", () => {
     fc.assert(
       fc.property(tampered, ([[a, b], pick, side]) => {

@@ -161,6 +161,8 @@ bad("identity: another generation", env({ kind: "shutdown" }), "ENVELOPE_GENERAT
 bad("two faults: a session mismatch is found before a bad message", env({ kind: "nope" }), "ENVELOPE_SESSION_MISMATCH", "session_id", { identity: { session_id: "other" } });
 bad("two faults: both identities differ, the session is reported", env({ kind: "shutdown" }), "ENVELOPE_SESSION_MISMATCH", "session_id", { identity: { session_id: "x", generation: "y" } });
 bad("two faults: a bad identifier is reported before a mismatch", env({ kind: "shutdown" }, { session_id: "a b" }), "ENVELOPE_BAD_IDENTIFIER", "session_id", { identity: { session_id: "root" } });
+bad("two faults: a bad session before a bad generation", env({ kind: "shutdown" }, { session_id: "", generation: "" }), "ENVELOPE_BAD_IDENTIFIER", "session_id");
+bad("two faults: a bad generation before a bad message", env({ kind: "nope" }, { generation: "g 1" }), "ENVELOPE_BAD_IDENTIFIER", "generation");
 bad("two faults: bad version before an unknown outer field", env({ kind: "shutdown" }, { version: 2, extra: 1 }), "ENVELOPE_BAD_VERSION", "version");
 bad("two faults: a bad message is found before an unknown outer field", env({ kind: "nope" }, { extra: 1 }), "ENVELOPE_UNKNOWN_KIND", "message.kind");
 bad("two faults: missing version before a bad session", { session_id: "a b", generation: "g", message: { kind: "shutdown" } }, "ENVELOPE_MISSING_FIELD", "version");
@@ -333,7 +335,12 @@ const document = {
 
 const head = JSON.stringify({ description: document.description, notes: document.notes }, null, 2).slice(0, -2);
 const body = cases.map((item) => `  ${JSON.stringify(item)}`).join(",\n");
-const text = `${head},\n "cases": [\n${body}\n ]\n}`.replace(/"@@float:([^@"]+)@@"/g, "$1");
+// JavaScript objects hold index-like keys first, so JSON.stringify cannot write this order;
+// a Python producer can, and the Python parser must still name the key JavaScript names.
+const JS_ORDER = '{"2":3,"10":2,"kind":"shutdown","zz":1}';
+const WIRE_ORDER = '{"kind":"shutdown","zz":1,"10":2,"2":3}';
+if (!body.includes(JS_ORDER)) throw new Error("the key-order case is missing");
+const text = `${head},\n "cases": [\n${body.replace(JS_ORDER, WIRE_ORDER)}\n ]\n}`.replace(/"@@float:([^@"]+)@@"/g, "$1");
 writeFileSync(OUT, `${text}\n`);
 const valid = cases.filter((item) => "expected" in item).length;
 console.log(`wrote ${cases.length} cases (${valid} valid, ${cases.length - valid} invalid) to ${OUT}`);

@@ -23,6 +23,20 @@ function isWellFormed(text: string): boolean {
   return (text as unknown as { isWellFormed(): boolean }).isWellFormed();
 }
 
+// Plain means made by a literal or JSON.parse, in this realm or another (vm, iframe): the
+// prototype is Object.prototype / Array.prototype of some realm, or null for an object.
+function isPlainObject(value: object): boolean {
+  const proto: unknown = Object.getPrototypeOf(value);
+  if (proto === null || proto === Object.prototype) return true;
+  return Object.getPrototypeOf(proto) === null && Object.prototype.toString.call(value) === "[object Object]";
+}
+
+function isPlainArray(value: object): boolean {
+  const proto: object | null = Object.getPrototypeOf(value);
+  if (proto === Array.prototype) return true;
+  return proto !== null && Object.getPrototypeOf(Object.getPrototypeOf(proto)) === null;
+}
+
 // Walks depth first in property order and stops at the first problem, so nothing is written
 // for a value that cannot be represented. `budget` bounds the walk of shared sub-trees: every
 // visited node costs at least one payload byte.
@@ -41,7 +55,9 @@ function check(value: unknown, depth: number, path: string, walk: Walk): void {
       return;
     case "number":
       if (!Number.isFinite(value)) throw refuse(path, `the non-finite number ${value}`);
-      if (Number.isInteger(value) && Math.abs(value) > MAX_SAFE_INTEGER) {
+      // JSON.stringify writes integral numbers below 1e21 as integer literals, which the
+      // decoders refuse beyond 2^53 - 1; from 1e21 up it writes exponent form, a float literal.
+      if (Number.isInteger(value) && Math.abs(value) > MAX_SAFE_INTEGER && Math.abs(value) < 1e21) {
         throw refuse(path, `the integer ${value}, beyond ±(2^53 - 1)`);
       }
       return;
@@ -49,9 +65,8 @@ function check(value: unknown, depth: number, path: string, walk: Walk): void {
       return;
     case "object": {
       if (value === null) return;
-      const proto: unknown = Object.getPrototypeOf(value);
-      const isArray = Array.isArray(value) && proto === Array.prototype;
-      if (!isArray && proto !== Object.prototype && proto !== null) throw refuse(path, describe(value));
+      const isArray = Array.isArray(value);
+      if (!(isArray ? isPlainArray(value) : isPlainObject(value))) throw refuse(path, describe(value));
       if (walk.ancestors.has(value)) throw refuse(path, "a cycle");
       if (depth >= MAX_DEPTH) {
         throw new FrameError("FRAME_TOO_DEEP", `nesting deeper than ${MAX_DEPTH} at ${path || "the top level"}`);

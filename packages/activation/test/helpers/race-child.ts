@@ -1,0 +1,32 @@
+// One contender of the activation race (test/race.test.ts): its own process and connection.
+// argv: dbFile releasePath expectedEpoch. Messages: parent "go" -> activate; in the handshake the
+// child reports "handshake" and waits for the parent's "proceed", so every contender has passed
+// verification and the early epoch check before any of them reaches the compare-and-swap.
+import { isActivationError, openActivationStore, openDatabase } from "../../src/index.js";
+
+const [dbFile, releasePath, expected] = process.argv.slice(2) as [string, string, string];
+const db = openDatabase(dbFile);
+const store = openActivationStore(db);
+let proceed: () => void = () => {};
+const proceeded = new Promise<void>((resolve) => (proceed = resolve));
+
+async function run(): Promise<void> {
+  try {
+    const revision = await store.activate({ path: releasePath, expectedEpoch: Number(expected) }, async () => {
+      process.send!({ phase: "handshake", pid: process.pid });
+      await proceeded;
+    });
+    process.send!({ phase: "done", pid: process.pid, won: revision.epoch });
+  } catch (error) {
+    process.send!({ phase: "done", pid: process.pid, code: isActivationError(error) ? error.code : String(error) });
+  } finally {
+    db.close();
+    process.disconnect();
+  }
+}
+
+process.on("message", (message) => {
+  if (message === "go") void run();
+  if (message === "proceed") proceed();
+});
+process.send!({ phase: "ready", pid: process.pid });

@@ -20,9 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
-import inspect
 import itertools
-from dataclasses import dataclass, field
 from typing import Any, Callable
 
 __all__ = [
@@ -57,16 +55,24 @@ class WaitYield(BaseException):
         self.value = value
 
 
-@dataclass(eq=False)
 class ExecutionScope:
     """One foreground cell's authority: its id, request count, and whether it yielded or ended."""
 
-    execution_id: str
-    requests: int = 0
-    yielded: bool = False
-    ended: bool = False
-    #: Called when the host accepts a wait (the worker ends the cell even if a spawned task waited).
-    on_yield: Callable[[], None] | None = field(default=None, repr=False)
+    __slots__ = ("execution_id", "requests", "yielded", "ended", "on_yield")
+
+    def __init__(self, execution_id: str) -> None:
+        self.execution_id = execution_id
+        self.requests = 0
+        self.yielded = False
+        self.ended = False
+        #: Called when the host accepts a wait (the worker ends the cell even if a spawned task waited).
+        self.on_yield: Callable[[], None] | None = None
+
+    def __repr__(self) -> str:
+        return (
+            f"ExecutionScope({self.execution_id!r}, requests={self.requests}, "
+            f"yielded={self.yielded}, ended={self.ended})"
+        )
 
 
 #: The scope of the cell whose code (or whose spawned task) is running; None outside any cell.
@@ -172,17 +178,18 @@ class HostClient:
         return count
 
 
-_REQ = inspect.Parameter.empty
-
-
-class _Omit:
-    """Default marker: the parameter is left out of the request when not given (or None)."""
+class _Marker:
+    def __init__(self, name: str) -> None:
+        self.name = name
 
     def __repr__(self) -> str:
-        return "None"
+        return self.name
 
 
-_OMIT = _Omit()
+#: Marks a required parameter in :data:`METHODS`.
+_REQ = _Marker("required")
+#: Marks an optional key: it defaults to None and is left out of the request when None.
+_OMIT = _Marker("None")
 
 #: Python name -> (wire method, ((param, default), ...)); ``_REQ`` = required, ``_OMIT`` = optional key.
 METHODS: dict[str, tuple[str, tuple[tuple[str, Any], ...]]] = {
@@ -245,28 +252,32 @@ METHODS: dict[str, tuple[str, tuple[tuple[str, Any], ...]]] = {
 
 
 def _make_method(name: str, wire: str, spec: tuple[tuple[str, Any], ...]) -> Callable:
-    signature = inspect.Signature(
-        [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
-        + [
-            inspect.Parameter(
-                pname,
-                inspect.Parameter.POSITIONAL_OR_KEYWORD,
-                default=None if default is _OMIT else default,
-            )
-            for pname, default in spec
-        ]
+    """Build ``async def name(self, p1, p2=default, ...)`` with a real signature for help()."""
+    defaults = {f"_d{i}": default for i, (_p, default) in enumerate(spec) if default is not _REQ and default is not _OMIT}
+    params = []
+    for i, (pname, default) in enumerate(spec):
+        if default is _REQ:
+            params.append(pname)
+        elif default is _OMIT:
+            params.append(f"{pname}=None")
+        else:
+            params.append(f"{pname}=_d{i}")
+    body = ["    params = {}"]
+    for pname, default in spec:
+        if default is _OMIT:
+            body.append(f"    if {pname} is not None:\n        params[{pname!r}] = {pname}")
+        else:
+            body.append(f"    params[{pname!r}] = {pname}")
+    source = (
+        f"async def {name}(self{''.join(', ' + p for p in params)}):\n"
+        + "\n".join(body)
+        + f"\n    return await self._client.call({wire!r}, params)\n"
     )
-    omitted = {pname for pname, default in spec if default is _OMIT}
-
-    async def method(*args: Any, **kwargs: Any) -> Any:
-        bound = signature.bind(*args, **kwargs)
-        bound.apply_defaults()
-        self = bound.arguments.pop("self")
-        params = {k: v for k, v in bound.arguments.items() if not (k in omitted and v is None)}
-        return await self._client.call(wire, params)
-
-    method.__name__ = method.__qualname__ = name
-    method.__signature__ = signature  # type: ignore[attr-defined]
+    namespace: dict[str, Any] = dict(defaults)
+    exec(compile(source, f"<klbr.runtime {name}>", "exec"), namespace)  # noqa: S102 - generated from METHODS
+    method = namespace[name]
+    method.__qualname__ = f"Runtime.{name}"
+    method.__module__ = __name__
     method.__doc__ = f"Send the host request ``{wire}`` and return its reply value (raises HostError)."
     return method
 

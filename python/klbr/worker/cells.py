@@ -10,16 +10,15 @@ from __future__ import annotations
 
 import __future__
 import ast
-import inspect
 import linecache
 import os
 import sys
 import traceback
 import types
-from dataclasses import dataclass
 from typing import Any
 
 __all__ = [
+    "CO_COROUTINE",
     "CellCompiler",
     "CompiledCell",
     "format_error",
@@ -35,13 +34,19 @@ del _name
 _WORKER_DIR = os.path.dirname(os.path.abspath(__file__))
 
 
-@dataclass(frozen=True)
+#: The code flag of a code object that must be awaited (``inspect.CO_COROUTINE``).
+CO_COROUTINE = 0x0080
+
+
 class CompiledCell:
     """A compiled cell: the statements, then (optionally) the final expression."""
 
-    filename: str
-    body: types.CodeType
-    expression: types.CodeType | None
+    __slots__ = ("filename", "body", "expression")
+
+    def __init__(self, filename: str, body: types.CodeType, expression: types.CodeType | None) -> None:
+        self.filename = filename
+        self.body = body
+        self.expression = expression
 
 
 class CellCompiler:
@@ -69,7 +74,7 @@ class CellCompiler:
 
 async def _evaluate(code: types.CodeType, namespace: dict) -> Any:
     value = eval(code, namespace)  # noqa: S307 - evaluating the cell is the point
-    if code.co_flags & inspect.CO_COROUTINE:
+    if code.co_flags & CO_COROUTINE:
         value = await value
     return value
 

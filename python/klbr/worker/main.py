@@ -15,8 +15,6 @@ import os
 import sys
 from typing import Sequence
 
-from klbr.sdk import SLOTS
-
 from .errors import WorkerError
 
 __all__ = ["TOKEN_ENV", "main", "parse_args"]
@@ -38,10 +36,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
 
 
 def _start(token: str | None, args: argparse.Namespace) -> int:
-    from klbr.skill_loader import install_skills
-
+    # Each role imports only what it uses: startup time is part of every generation.
     from .connection import Connection
-    from .hooks_role import load_source
     from .reaper import set_child_subreaper
     from .server import Worker
 
@@ -50,6 +46,8 @@ def _start(token: str | None, args: argparse.Namespace) -> int:
     set_child_subreaper()
     skills = None
     if args.skills:
+        from klbr.skill_loader import install_skills
+
         try:
             skills = install_skills(args.skills)
         except Exception as error:
@@ -59,6 +57,8 @@ def _start(token: str | None, args: argparse.Namespace) -> int:
     if args.role == "hooks":
         if not args.source:
             raise WorkerError("WORKER_SOURCE_MISSING", "the hooks role needs --source DIR")
+        from .hooks_role import load_source
+
         hooks = load_source(args.source)
     elif args.source:
         raise WorkerError("WORKER_SOURCE_UNEXPECTED", f"--source {args.source!r} is only for the hooks role")
@@ -74,7 +74,7 @@ def _start(token: str | None, args: argparse.Namespace) -> int:
         "token": token,
         "role": args.role,
         "revision": hooks.revision if hooks is not None else None,
-        "slots": list(SLOTS) if args.role == "hooks" else [],
+        "slots": list(hooks.handlers) if hooks is not None else [],
         "skills": skills,
     }
     worker = Worker(args.role, conn, hooks=hooks)

@@ -24,39 +24,46 @@ import signal
 import sys
 import threading
 import time
-from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from klbr.runtime import ExecutionScope, HostClient, Runtime, WaitYield, current_scope
-from klbr.sdk import decision_to_wire
 
 from .capture import CaptureStream, OutputCapture, clean_text, cut_utf8, utf8_length
 from .cells import CellCompiler, format_error, make_namespace, run_compiled
 from .connection import Connection, ConnectionEnd
-from .hooks_role import HookSource, call_handler
 from .reaper import Reaper, has_children, kill_descendants
 
-__all__ = ["MAX_ERROR_BYTES", "MAX_QUEUED_INVOCATIONS", "Foreground", "Worker"]
+if TYPE_CHECKING:  # the hooks role's imports are loaded only by that role
+    from .hooks_role import HookSource
+
+__all__ = ["MAX_ERROR_BYTES", "MAX_QUEUED_INVOCATIONS", "SWITCH_INTERVAL", "Foreground", "Worker"]
 
 #: The ``error`` text of a completion is cut to this many UTF-8 bytes (C7).
 MAX_ERROR_BYTES = 65_536
+#: Seconds a busy main thread holds the GIL before the reader thread may take it.
+SWITCH_INTERVAL = 0.001
 #: Invocations waiting behind the running one; more are refused with a failed completion.
 MAX_QUEUED_INVOCATIONS = 64
 
 _KLBR_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-@dataclass(eq=False)
 class Foreground:
     """The one running operation: a cell (with its scope and capture) or a hook invocation."""
 
-    id: str
-    kind: str
-    task: asyncio.Task | None = None
-    armed: bool = False
-    interrupted: bool = False
-    scope: ExecutionScope | None = None
-    capture: OutputCapture | None = None
+    __slots__ = ("id", "kind", "task", "armed", "interrupted", "scope", "capture")
+
+    def __init__(
+        self, id: str, kind: str, scope: ExecutionScope | None = None, capture: OutputCapture | None = None
+    ) -> None:
+        self.id = id
+        self.kind = kind
+        self.task: asyncio.Task | None = None
+        #: True while the operation's own code may be running: SIGINT may raise in it.
+        self.armed = False
+        self.interrupted = False
+        self.scope = scope
+        self.capture = capture
 
 
 def _diagnose(line: str) -> None:
@@ -117,6 +124,9 @@ class Worker:
         """Send ``hello``, serve until the end, clean up the process tree; returns the exit code."""
         self.loop = asyncio.new_event_loop()
         asyncio.set_event_loop(self.loop)
+        # The reader thread needs the GIL from a busy cell to deliver an interrupt; the default
+        # 5 ms switch interval would be most of the interrupt latency. Only matters under contention.
+        sys.setswitchinterval(SWITCH_INTERVAL)
         signal.signal(signal.SIGINT, self._on_sigint)
         self.conn.send_now(self.conn.encode(hello))
         self.conn.start(self.loop, self._on_message, self._on_end, self._on_arrival)
@@ -370,6 +380,10 @@ class Worker:
             self._complete(fg.id, result)
 
     async def _run_hook(self, fg: Foreground, message: dict) -> dict:
+        from klbr.sdk import decision_to_wire
+
+        from .hooks_role import call_handler
+
         slot = message["slot"]
         entry = self.hooks.entrypoints.get(slot, slot)
         try:

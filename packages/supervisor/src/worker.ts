@@ -15,6 +15,7 @@ import type {
 } from "./completion.js";
 import { SupervisorError, type OutputTails } from "./errors.js";
 import { trackWorker, untrackWorker } from "./exit-hook.js";
+import { drainInto } from "./drain.js";
 import { checkHello } from "./hello.js";
 import { IDENTIFIER, Operation } from "./operation.js";
 import { makePrivateDir, removePrivateDir } from "./private-dir.js";
@@ -347,8 +348,8 @@ class WorkerProcess implements Worker {
     }
     this.#pid = subprocess.pid;
     trackWorker(this.#pid);
-    subprocess.stdout?.on("data", (chunk: Uint8Array) => this.#stdout.push(chunk));
-    subprocess.stderr?.on("data", (chunk: Uint8Array) => this.#stderr.push(chunk));
+    drainInto(subprocess.stdout, this.#stdout);
+    drainInto(subprocess.stderr, this.#stderr);
     this.#stdioClosed = Promise.all(
       [subprocess.stdout, subprocess.stderr].map(
         (stream) => new Promise<void>((resolve) => (stream && !stream.destroyed ? stream.once("close", () => resolve()) : resolve())),

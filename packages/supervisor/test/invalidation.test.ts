@@ -2,8 +2,8 @@ import { describe, expect, it } from "vitest";
 import type { FailedCompletion } from "../src/index.js";
 import { startFake } from "./helpers.js";
 
-async function violate(fake: string): Promise<{ done: FailedCompletion; exitReason: string; state: string; signal: string | null }> {
-  const worker = await startFake(fake);
+async function violate(fake: string, env: Record<string, string> = {}): Promise<{ done: FailedCompletion; exitReason: string; state: string; signal: string | null }> {
+  const worker = await startFake(fake, { env });
   const done = await worker.execute("go");
   const exit = await worker.exited;
   expect(done.kind).toBe("failed");
@@ -28,7 +28,7 @@ describe("invalidation by a misbehaving worker", () => {
   });
 
   it("a worker that stays alive after the violation is killed", async () => {
-    const { signal } = await violate("huge-length");
+    const { signal } = await violate("huge-length", { FAKE_STAY: "1" });
     expect(signal).toBe("SIGKILL");
   });
 

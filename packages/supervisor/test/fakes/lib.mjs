@@ -57,8 +57,10 @@ export function open(onMessage = () => {}) {
       onMessage(value.message, socket);
     }
   });
-  socket.on("close", () => process.exit(0));
-  socket.on("error", () => process.exit(0));
+  // FAKE_STAY: outlive the connection, so only the host's kill can end this process.
+  const gone = () => process.env.FAKE_STAY || process.exit(0);
+  socket.on("close", gone);
+  socket.on("error", gone);
   return socket;
 }
 

@@ -1,0 +1,218 @@
+// `pnpm bench`: one run prints every figure next to a baseline measured in the same run.
+import { readFileSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { createServer, type Socket } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { execa } from "execa";
+import { resolvePython, startWorker, type Worker } from "../src/index.js";
+
+const PYTHON_DIR = fileURLToPath(new URL("../../../python", import.meta.url));
+const HOOKS_SOURCE = join(PYTHON_DIR, "klbr_hooks");
+const ECHO = fileURLToPath(new URL("./echo.py", import.meta.url));
+const python = resolvePython();
+const MiB = 1024 * 1024;
+let gen = 0;
+
+const now = () => performance.now();
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+function pct(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+const ms = (v: number) => `${v.toFixed(3)} ms`;
+function line(name: string, value: string, baseline?: string, ratio?: number, target?: string): void {
+  const parts = [name.padEnd(34), value.padEnd(28)];
+  if (baseline !== undefined) parts.push(`baseline ${baseline}`.padEnd(30));
+  if (ratio !== undefined) parts.push(`x${ratio.toFixed(2)}`.padEnd(8));
+  if (target !== undefined) parts.push(`target ${target}`);
+  console.log(parts.join(" "));
+}
+
+function workbench(extra: Partial<Parameters<typeof startWorker>[0]> = {}): Promise<Worker> {
+  return startWorker({ role: "workbench", sessionId: "bench", generation: `g-${++gen}`, pythonPath: [PYTHON_DIR], ...extra });
+}
+
+function peakRss(pid: number): number {
+  const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+  return Number(m?.[1] ?? 0) * 1024;
+}
+
+async function coldStart(): Promise<void> {
+  const runs = 8;
+  const bare: number[] = [];
+  const ready: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    let t = now();
+    await execa(python, ["-c", "pass"], { detached: true, stdin: "ignore", stdout: "pipe", stderr: "pipe", buffer: false, cleanup: false });
+    bare.push(now() - t);
+    t = now();
+    const w = await workbench();
+    ready.push(now() - t);
+    await w.shutdown();
+  }
+  const b = pct(bare, 50);
+  const r = pct(ready, 50);
+  line("cold start to ready (p50)", ms(r), `python -c pass ${ms(b)}`, r / b, "<= x2.5");
+}
+
+async function pingPong(n: number): Promise<number[]> {
+  const dir = await mkdtemp(join(tmpdir(), "klbr-b-"));
+  const path = join(dir, "e.sock");
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(path, r));
+  const child = execa(python, [ECHO, path], { stdin: "ignore", buffer: false, cleanup: true });
+  const socket = await new Promise<Socket>((r) => server.once("connection", r));
+  let pending: ((v: unknown) => void) | undefined;
+  let buf = Buffer.alloc(0);
+  socket.on("data", (chunk: Buffer) => {
+    buf = Buffer.concat([buf, chunk]);
+    while (buf.length >= 4 && buf.length >= 4 + buf.readUInt32BE(0)) {
+      const len = buf.readUInt32BE(0);
+      const value = JSON.parse(buf.subarray(4, 4 + len).toString("utf8"));
+      buf = buf.subarray(4 + len);
+      pending?.(value);
+    }
+  });
+  const times: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const message = { version: 1, session_id: "bench", generation: "g", message: { kind: "execute", id: `c-${i}`, code: "1+1" } };
+    const body = Buffer.from(JSON.stringify(message));
+    const head = Buffer.alloc(4);
+    head.writeUInt32BE(body.length);
+    const t = now();
+    const got = new Promise((r) => (pending = r));
+    socket.write(Buffer.concat([head, body]));
+    await got;
+    times.push(now() - t);
+  }
+  socket.destroy();
+  server.close();
+  await child.catch(() => undefined);
+  await rm(dir, { recursive: true, force: true });
+  return times;
+}
+
+async function roundTrip(): Promise<void> {
+  const n = 2000;
+  const w = await workbench();
+  for (let i = 0; i < 200; i++) await w.execute("1+1");
+  const times: number[] = [];
+  const t0 = now();
+  for (let i = 0; i < n; i++) {
+    const t = now();
+    await w.execute("1+1");
+    times.push(now() - t);
+  }
+  const rate = n / ((now() - t0) / 1000);
+  await w.shutdown();
+  await pingPong(200);
+  const base = await pingPong(n);
+  const p50 = pct(times, 50);
+  const b50 = pct(base, 50);
+  line("execute 1+1 round trip p50", ms(p50), `ping-pong ${ms(b50)}`, p50 / b50, "<= x4 and < 0.5 ms");
+  line("execute 1+1 round trip p99", ms(pct(times, 99)), `ping-pong ${ms(pct(base, 99))}`, pct(times, 99) / pct(base, 99));
+  line("cells per second", rate.toFixed(0), `ping-pongs/s ${(1000 / (base.reduce((a, b) => a + b, 0) / base.length)).toFixed(0)}`);
+}
+
+async function hostRequest(): Promise<void> {
+  const w = await workbench();
+  const code = [
+    "import time, json",
+    "lat = []",
+    "for _ in range(1000):",
+    "    t = time.perf_counter()",
+    "    await runtime.inspect()",
+    "    lat.append((time.perf_counter() - t) * 1000)",
+    "json.dumps(sorted(lat))",
+  ].join("\n");
+  const handler = () => ({ now: "2026-01-01T00:00:00Z", now_ms: 0 });
+  // two cells of 1000 requests each: the 128 limit is per cell, so ask for 120 at a time.
+  const lat: number[] = [];
+  for (let i = 0; i < 10; i++) {
+    const done = await w.execute(code.replace("range(1000)", "range(120)"), { onHostRequest: handler });
+    if (done.kind !== "cell" || done.status !== "ok") throw new Error(JSON.stringify(done));
+    const text = done.output.at(-1)!.text;
+    lat.push(...(JSON.parse(JSON.parse(text.replace(/^'|'$/g, '"'))) as number[]));
+  }
+  await w.shutdown();
+  line("host request round trip p50", ms(pct(lat, 50)), undefined, undefined, "(from inside a cell)");
+  line("host request round trip p99", ms(pct(lat, 99)));
+}
+
+async function hookInvoke(): Promise<void> {
+  const w = await startWorker({ role: "hooks", sessionId: "bench", generation: `g-${++gen}`, pythonPath: [PYTHON_DIR], sourceDir: HOOKS_SOURCE });
+  const input = { effect_id: "e-1", destination: "operator" as const, text: "hello there" };
+  for (let i = 0; i < 100; i++) await w.invoke("delivery.review", input);
+  const times: number[] = [];
+  for (let i = 0; i < 1000; i++) {
+    const t = now();
+    const done = await w.invoke("delivery.review", input);
+    times.push(now() - t);
+    if (done.kind !== "hook") throw new Error(JSON.stringify(done));
+  }
+  await w.shutdown();
+  line("hook invoke p50", ms(pct(times, 50)));
+  line("hook invoke p99", ms(pct(times, 99)), undefined, undefined, "< 5 ms");
+}
+
+async function interruptLatency(): Promise<void> {
+  const w = await workbench();
+  const times: number[] = [];
+  const rungs = new Set<string>();
+  for (let i = 0; i < 20; i++) {
+    const cell = w.execute("while True:\n    pass", { id: `busy-${i}` });
+    await sleep(30);
+    const t = now();
+    const outcome = await w.interrupt(`busy-${i}`);
+    await cell;
+    times.push(now() - t);
+    rungs.add(outcome.rung);
+  }
+  await w.shutdown();
+  line("interrupt to completion p50", ms(pct(times, 50)), `rungs ${[...rungs].join(",")}`, undefined, "< 5 ms");
+  line("interrupt to completion max", ms(Math.max(...times)));
+}
+
+async function deathLatency(): Promise<void> {
+  const times: number[] = [];
+  for (let i = 0; i < 8; i++) {
+    const w = await workbench();
+    const done = await w.execute("import os, time\nos.write(2, b'died %r\\n' % (time.time() * 1000))\nos._exit(1)");
+    const died = Number(/died ([\d.]+)/.exec(w.stderrTail)?.[1]);
+    times.push(done.endedAt - died);
+    if (done.kind !== "failed") throw new Error(JSON.stringify(done));
+  }
+  line("worker death to failed record p50", ms(pct(times, 50)), undefined, undefined, "< 50 ms");
+  line("worker death to failed record max", ms(Math.max(...times)));
+}
+
+async function memory(): Promise<void> {
+  const w = await workbench();
+  await w.execute("chunk = 'x' * (64 * 1024 - 1)");
+  const workerBefore = peakRss(w.pid);
+  const hostBefore = process.memoryUsage().rss;
+  let hostPeak = hostBefore;
+  const timer = setInterval(() => (hostPeak = Math.max(hostPeak, process.memoryUsage().rss)), 2);
+  await w.execute("for _ in range(3200):\n    print(chunk)");
+  const rawBefore = peakRss(w.pid);
+  await w.execute("import os\nb = b'y' * (1 << 20)\nfor _ in range(200):\n    os.write(1, b)");
+  clearInterval(timer);
+  hostPeak = Math.max(hostPeak, process.memoryUsage().rss);
+  const workerPeak = peakRss(w.pid);
+  await w.shutdown();
+  line("host RSS growth, 200 MiB print", `${((hostPeak - hostBefore) / MiB).toFixed(1)} MiB`, undefined, undefined, "< 32 MiB");
+  line("worker peak RSS growth (print)", `${((rawBefore - workerBefore) / MiB).toFixed(1)} MiB`, undefined, undefined, "< 32 MiB");
+  line("worker peak RSS growth (raw fd)", `${((workerPeak - rawBefore) / MiB).toFixed(1)} MiB`, undefined, undefined, "< 32 MiB");
+}
+
+console.log(`@klbr/supervisor bench (node ${process.version}, ${python})`);
+await coldStart();
+await roundTrip();
+await hostRequest();
+await hookInvoke();
+await interruptLatency();
+await deathLatency();
+await memory();

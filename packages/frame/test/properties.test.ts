@@ -75,7 +75,7 @@ describe("properties", () => {
     fc.assert(
       fc.property(fc.array(wireValue, { minLength: 1, maxLength: 3 }), fc.integer(), fc.integer({ min: 1, max: 4 }), fc.nat(), (values, seed, rounds, cut) => {
         const next = rng(seed);
-        let stream = Uint8Array.from(values.flatMap((v) => [...encodeFrame(v)]));
+        let stream: Uint8Array = Uint8Array.from(values.flatMap((v) => [...encodeFrame(v)]));
         for (let i = 0; i < rounds; i++) stream = mutate(stream, next);
         const outcome = (chunks: Uint8Array[]) => {
           const decoder = new FrameDecoder();

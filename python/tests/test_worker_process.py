@@ -291,6 +291,32 @@ def test_spawned_sleepers_are_gone_after_shutdown(host, setsid):
     assert wait_for(lambda: not any(alive(pid) for pid in pids), 5)
 
 
+def test_sigterm_takes_the_tree_down(host):
+    out = cell_ok(host.execute("import subprocess\nsubprocess.Popen(['sleep', '1000']).pid"))
+    pid = int(out[0]["text"])
+    os.kill(host.proc.pid, signal.SIGTERM)
+    assert host.wait() == 143
+    assert wait_for(lambda: not alive(pid), 5)
+
+
+def test_worst_case_escaping_still_fits_one_frame(host):
+    result = host.execute("print('\\x01' * 70000)\nraise ValueError('\\x01' * 70000)")
+    assert result["status"] == "error"
+    assert result["output"] == [{"stream": "stdout", "text": "\x01" * 65536}]
+    assert len(result["error"].encode()) == 65536
+    error_total = len(format_value_error("\x01" * 70000).encode())
+    assert result["truncated_bytes"] == (70001 - 65536) + (error_total - 65536)
+
+
+def format_value_error(message: str) -> str:
+    return (
+        "Traceback (most recent call last):\n"
+        '  File "<cell op-1>", line 2, in <module>\n'
+        f"    raise ValueError('\\x01' * 70000)\n"
+        f"ValueError: {message}\n"
+    )
+
+
 def test_missing_token_fails_startup():
     with FakeHost(token=None, accept=False) as fake:
         assert fake.wait() == 1

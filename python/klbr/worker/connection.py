@@ -109,7 +109,10 @@ class Connection:
                 on_arrival(message)
 
         def read() -> None:
-            end = self._read_frames(handle)
+            try:
+                end = self._read_frames(handle)
+            except BaseException as error:  # a bug here must still end the worker, never hang it
+                end = ConnectionEnd("WORKER_READER_FAILED", f"{type(error).__name__}: {error}")
             if on_arrival is not None:
                 on_arrival({"kind": "<end>", "end": end})
             deliver(on_end, end)

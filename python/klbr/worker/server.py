@@ -12,6 +12,7 @@
   loop does not get there within ``exit_grace`` seconds (a cell that swallows the interrupt), the
   reader thread does it itself, so no worker outlives its host.
 * A bad frame or envelope from the host: one diagnostic line on stderr, exit 2.
+* SIGTERM: terminate and reap every descendant, exit 143.
 """
 
 from __future__ import annotations
@@ -128,6 +129,7 @@ class Worker:
         # 5 ms switch interval would be most of the interrupt latency. Only matters under contention.
         sys.setswitchinterval(SWITCH_INTERVAL)
         signal.signal(signal.SIGINT, self._on_sigint)
+        signal.signal(signal.SIGTERM, self._on_sigterm)
         self.conn.send_now(self.conn.encode(hello))
         self.conn.start(self.loop, self._on_message, self._on_end, self._on_arrival)
         self.loop.call_later(self.reap_interval, self._reap)
@@ -200,6 +202,12 @@ class Worker:
             os._exit(code)
 
         threading.Thread(target=watchdog, name="klbr-exit-watchdog", daemon=True).start()
+
+    def _on_sigterm(self, signum: int, frame: Any) -> None:
+        # Terminated from outside: take the tree down with us, like a shutdown without goodbye.
+        self.conn.closed = True
+        kill_descendants()
+        os._exit(128 + signum)
 
     def _on_sigint(self, signum: int, frame: Any) -> None:
         target, self._sigint_target = self._sigint_target, None

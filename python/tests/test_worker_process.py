@@ -317,6 +317,40 @@ def format_value_error(message: str) -> str:
     )
 
 
+def test_a_background_task_raising_keyboardinterrupt_does_not_end_the_worker(host):
+    cell_ok(host.execute(
+        "import asyncio\n"
+        "async def rude():\n    raise KeyboardInterrupt\n"
+        "async def ruder():\n    raise SystemExit(9)\n"
+        "asyncio.create_task(rude()); asyncio.create_task(ruder())\n"
+        "await asyncio.sleep(0)"
+    ))
+    assert cell_ok(host.execute("import asyncio\nawait asyncio.sleep(0.05)\n'still serving'")) == [
+        {"stream": "result", "text": "'still serving'"}
+    ]
+    assert "a background task raised KeyboardInterrupt; ignored" in host.stderr()
+    assert "a background task raised SystemExit; ignored" in host.stderr()
+
+
+def test_eof_during_a_cell_that_swallows_interrupts_still_ends_the_worker(host):
+    out = cell_ok(host.execute("import subprocess\nsubprocess.Popen(['sleep', '1000']).pid"))
+    pid = int(out[0]["text"])
+    host.send({"kind": "execute", "id": "stubborn", "code": (
+        "while True:\n"
+        "    try:\n"
+        "        while True:\n"
+        "            pass\n"
+        "    except BaseException:\n"
+        "        pass\n"
+    )})
+    time.sleep(0.2)
+    host.conn.close()
+    host.conn = None
+    assert host.wait(15) == 0
+    assert "did not stop" in host.stderr()
+    assert wait_for(lambda: not alive(pid), 5)
+
+
 def test_missing_token_fails_startup():
     with FakeHost(token=None, accept=False) as fake:
         assert fake.wait() == 1

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 from typing import Sequence
 
@@ -84,6 +85,8 @@ def _start(token: str | None, args: argparse.Namespace) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run a worker; returns the process exit code (the worker's own threads are not waited for)."""
     token = os.environ.pop(TOKEN_ENV, None)
+    # SIGINT only ever means "interrupt the running cell"; until the worker serves, it means nothing.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     args = parse_args(argv)
     try:
         return _start(token, args)

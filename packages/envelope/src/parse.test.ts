@@ -135,3 +135,15 @@ describe("parseHello", () => {
     expect(() => parseHello(hello, "admin" as "hooks")).toThrow(RangeError);
   });
 });
+
+describe("expectation schemas", () => {
+  it("never mix up two expectations, also past the cache size", () => {
+    for (let i = 0; i < 200; i++) {
+      const envelope = { ...shutdown, session_id: `s${i}`, generation: `g${i % 7}` };
+      expect(codeOf(() => parseEnvelope(envelope, { sessionId: `s${i}`, generation: `g${i % 7}` }))).toBe("ok");
+      expect(codeOf(() => parseEnvelope(envelope, { sessionId: `s${i + 1}` }))).toBe("ENVELOPE_SESSION_MISMATCH");
+      expect(codeOf(() => parseEnvelope(envelope, { generation: `g${(i + 1) % 7}` }))).toBe("ENVELOPE_GENERATION_MISMATCH");
+      expect(codeOf(() => parseEnvelope(envelope, { sessionId: `s${i}` }))).toBe("ok");
+    }
+  });
+});

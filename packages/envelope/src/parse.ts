@@ -42,8 +42,25 @@ function run<S extends v.GenericSchema>(schema: S, value: unknown): v.InferOutpu
  * Throws {@link EnvelopeError}; returns a fresh, validated value.
  */
 export function parseEnvelope(value: unknown, expected?: ExpectedIdentity): Envelope {
-  const schema = expected?.sessionId === undefined && expected?.generation === undefined ? EnvelopeSchema : envelopeSchema(expected);
-  return run(schema, value) as Envelope;
+  return run(schemaFor(expected), value) as Envelope;
+}
+
+// A connection parses every frame with the same expectation: keep a few schemas built.
+const SCHEMA_CACHE_SIZE = 64;
+const schemas = new Map<string, ReturnType<typeof envelopeSchema>>();
+
+function schemaFor(expected: ExpectedIdentity | undefined): ReturnType<typeof envelopeSchema> {
+  const sessionId = expected?.sessionId;
+  const generation = expected?.generation;
+  if (sessionId === undefined && generation === undefined) return EnvelopeSchema;
+  const key = JSON.stringify([sessionId ?? null, generation ?? null]);
+  let schema = schemas.get(key);
+  if (schema === undefined) {
+    if (schemas.size >= SCHEMA_CACHE_SIZE) schemas.clear();
+    schema = envelopeSchema({ sessionId, generation });
+    schemas.set(key, schema);
+  }
+  return schema;
 }
 
 /** Like {@link parseEnvelope}, but returns the outcome instead of throwing. */

@@ -26,9 +26,14 @@ export function rule<F extends (value: never) => boolean>(code: EnvelopeErrorCod
   return fn;
 }
 
-/** Plain JSON object: not null, not an array. */
+/**
+ * Plain JSON object: not null, not an array, not a Map/Date/class instance. Realm-agnostic: the
+ * prototype is null or a prototype whose own prototype is null (Object.prototype of any realm).
+ */
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
+  const proto: unknown = Object.getPrototypeOf(value);
+  return proto === null || Object.getPrototypeOf(proto) === null;
 }
 
 const plainObject = rule("ENVELOPE_NOT_OBJECT", "an object", isPlainObject);

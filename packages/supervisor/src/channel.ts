@@ -1,5 +1,6 @@
 import type { Socket } from "node:net";
-import { errorCode, FrameDecoder, isFrameError, readMessage, writeMessage, type Identity, type InboundMessage, type OutboundMessage } from "./wire.js";
+import { FrameDecoder, isFrameError } from "@klbr/frame";
+import { errorCode, readMessage, writeMessage, type Identity, type InboundMessage, type OutboundMessage } from "./wire.js";
 
 /** What a channel tells its owner. */
 export interface ChannelHandlers {

@@ -1,16 +1,27 @@
+import { rmSync } from "node:fs";
 import { killTreeOnce } from "./tree.js";
 
-const live = new Set<number>();
+const live = new Map<number, string | undefined>();
 let installed = false;
 
+// 'exit' handlers must be synchronous: one kill pass per tree and a synchronous rm.
 function onExit(): void {
-  for (const pid of live) killTreeOnce(pid);
+  for (const [pid, dir] of live) {
+    killTreeOnce(pid);
+    if (dir !== undefined) {
+      try {
+        rmSync(dir, { recursive: true, force: true });
+      } catch {
+        // nothing more can be done while exiting
+      }
+    }
+  }
   live.clear();
 }
 
-/** Register a live worker pid whose tree is SIGKILLed if the host process exits first. */
-export function trackWorker(pid: number): void {
-  live.add(pid);
+/** Register a live worker pid (and its private dir) to clean up if the host process exits first. */
+export function trackWorker(pid: number, dir?: string): void {
+  live.set(pid, dir);
   if (!installed) {
     installed = true;
     process.on("exit", onExit);
@@ -24,5 +35,5 @@ export function untrackWorker(pid: number): void {
 
 /** Pids currently tracked (for tests and diagnostics). */
 export function trackedWorkers(): number[] {
-  return [...live];
+  return [...live.keys()];
 }

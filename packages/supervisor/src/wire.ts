@@ -1,4 +1,4 @@
-import { encodeFrame, FrameDecoder, isFrameError } from "@klbr/frame";
+import { encodeFrame } from "@klbr/frame";
 import {
   MAX_REQUESTS_PER_CELL,
   makeEnvelope,
@@ -21,7 +21,7 @@ import {
 } from "@klbr/envelope";
 
 export type { CellResult, CompletedResult, HelloMessage, HookSlot, HostRequest };
-export { FrameDecoder, isFrameError, MAX_REQUESTS_PER_CELL, parseHookResult, parseHostRequest };
+export { MAX_REQUESTS_PER_CELL, parseHookResult, parseHostRequest };
 
 /** The typed decision a hook slot returned, as @klbr/envelope validates it. */
 export type HookValue = HookResultOf<HookSlot>;

@@ -171,6 +171,9 @@ export async function startWorker(opts: StartWorkerOptions): Promise<Worker> {
       throw new SupervisorError("WORKER_INVALID_ARGUMENT", `${name} ${JSON.stringify(value)} is not an identifier`);
     }
   }
+  if (opts.command !== undefined && (opts.command.length === 0 || !opts.command[0])) {
+    throw new SupervisorError("WORKER_INVALID_ARGUMENT", `command must name a program, got ${JSON.stringify(opts.command)}`);
+  }
   const { dir, socketPath } = await makePrivateDir();
   let materialized: string | undefined;
   let server: Server | undefined;
@@ -347,7 +350,7 @@ class WorkerProcess implements Worker {
       });
     }
     this.#pid = subprocess.pid;
-    trackWorker(this.#pid);
+    trackWorker(this.#pid, this.#dir);
     drainInto(subprocess.stdout, this.#stdout);
     drainInto(subprocess.stderr, this.#stderr);
     this.#stdioClosed = Promise.all(

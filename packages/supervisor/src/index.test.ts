@@ -1,0 +1,39 @@
+import { describe, expect, it } from "vitest";
+import * as api from "./index.js";
+
+describe("public surface", () => {
+  it("exports exactly these runtime names", () => {
+    expect(Object.keys(api).sort()).toEqual([
+      "MAX_SOCKET_PATH_BYTES",
+      "SupervisorError",
+      "TAIL_BYTES",
+      "descendants",
+      "isSupervisorError",
+      "killTree",
+      "resolvePython",
+      "startWorker",
+    ]);
+  });
+
+  it("SupervisorError says whether a restart may help", () => {
+    expect(new api.SupervisorError("WORKER_DEAD", "x").retryable).toBe(true);
+    expect(new api.SupervisorError("WORKER_BAD_TOKEN", "x").retryable).toBe(false);
+    expect(api.isSupervisorError(new api.SupervisorError("WORKER_BUSY", "x"))).toBe(true);
+    expect(api.isSupervisorError(new Error("x"))).toBe(false);
+  });
+
+  it("resolvePython honours KLBR_PYTHON, else resolves a real interpreter path once", () => {
+    const saved = process.env.KLBR_PYTHON;
+    try {
+      process.env.KLBR_PYTHON = "/opt/py/bin/python3.11";
+      expect(api.resolvePython()).toBe("/opt/py/bin/python3.11");
+      delete process.env.KLBR_PYTHON;
+      const first = api.resolvePython();
+      expect(first).toMatch(/python/);
+      expect(api.resolvePython()).toBe(first);
+    } finally {
+      if (saved === undefined) delete process.env.KLBR_PYTHON;
+      else process.env.KLBR_PYTHON = saved;
+    }
+  });
+});

@@ -179,7 +179,21 @@ function readAdmitted(root: string, rel: Buffer, budget: number): Buffer {
     const stat = fs.fstatSync(fd);
     if (!stat.isFile()) throw new ActivationError("SOURCE_NOT_REGULAR", findingMessage("SOURCE_NOT_REGULAR", name), { path: name });
     if (stat.size > budget) return Buffer.alloc(budget + 1); // over the total either way; do not read it
-    return fs.readFileSync(fd);
+    // Read into one buffer sized by fstat (plus one byte, to notice a file that grew meanwhile).
+    const buffer = Buffer.allocUnsafe(Math.min(stat.size, budget) + 1);
+    let length = 0;
+    for (;;) {
+      const want = buffer.length - length;
+      const n = fs.readSync(fd, buffer, length, want, null);
+      length += n;
+      if (n === 0 || (n < want && length === stat.size)) break; // a short read of a regular file is its end
+      if (length === buffer.length) {
+        if (length > budget) return buffer; // grew past the total budget
+        const rest = fs.readFileSync(fd);
+        return Buffer.concat([buffer, rest]);
+      }
+    }
+    return buffer.subarray(0, length);
   } finally {
     fs.closeSync(fd);
   }

@@ -155,8 +155,12 @@ def _walk(root: str) -> list[bytes]:
     while stack:
         rel_dir = stack.pop()
         abs_dir = os.path.join(broot, rel_dir) if rel_dir else broot
-        with os.scandir(abs_dir) as it:
-            entries = list(it)
+        try:
+            with os.scandir(abs_dir) as it:
+                entries = list(it)
+        except (FileNotFoundError, NotADirectoryError):
+            shown = show_name(rel_dir) if rel_dir else "."
+            raise ActivationError("SOURCE_NOT_FOUND", f"source directory {shown!r} vanished while it was read", path=shown) from None
         if not entries and rel_dir:
             findings.append((rank["SOURCE_EMPTY_DIRECTORY"], rel_dir, "SOURCE_EMPTY_DIRECTORY"))
         for entry in entries:
@@ -236,6 +240,8 @@ def scan_source(root: Union[str, os.PathLike]) -> list[SourceFile]:
     root = os.fspath(root)
     if isinstance(root, bytes):
         root = os.fsdecode(root)
+    # Without trailing slashes: lstat("link/") would follow the link and miss a symlinked root.
+    root = os.path.abspath(root)
     _check_root(root)
     out: list[SourceFile] = []
     total = 0

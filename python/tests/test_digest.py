@@ -163,3 +163,27 @@ def test_main_prints_digest_and_reports_refusals(tmp_path, capsys):
     assert capsys.readouterr().out.startswith(source_digest(tmp_path / "ok"))
     assert _main([str(tmp_path / "nope")]) == 1
     assert "SOURCE_NOT_FOUND" in capsys.readouterr().err
+
+
+def test_a_symlinked_root_is_refused_with_a_trailing_slash(tmp_path):
+    (tmp_path / "real").mkdir()
+    (tmp_path / "real" / "a.py").write_bytes(b"")
+    os.symlink(tmp_path / "real", tmp_path / "link")
+    with pytest.raises(ActivationError) as caught:
+        scan_source(f"{tmp_path / 'link'}/")
+    assert (caught.value.code, caught.value.path) == ("SOURCE_SYMLINK", ".")
+    assert source_digest(f"{tmp_path / 'real'}/") == source_digest(tmp_path / "real")
+
+
+def test_python_raises_only_codes_typescript_declares():
+    import re
+
+    declared = set(re.findall(r'"((?:SOURCE|MANIFEST|RELEASE|ACTIVATION)_[A-Z_]+)"', (FIXTURES.parent / "packages/activation/src/errors.ts").read_text()))
+    python = FIXTURES.parent / "python" / "klbr"
+    used = set()
+    exported = set()
+    for module in ("digest", "manifest"):
+        used |= set(re.findall(r'"((?:SOURCE|MANIFEST|RELEASE|ACTIVATION)_[A-Z_]+)"', (python / f"{module}.py").read_text()))
+        exported |= set(__import__(f"klbr.{module}", fromlist=["__all__"]).__all__)
+    used -= exported  # constant names in __all__, not codes
+    assert len(used) >= 15 and used <= declared, used - declared

@@ -104,3 +104,24 @@ describe("scanSource", () => {
     expect(got.message).toContain(missing);
   });
 });
+
+describe("root spelling", () => {
+  it("a symlinked root is refused even when given with a trailing slash", () => {
+    const dir = base();
+    fs.mkdirSync(path.join(dir, "real"));
+    fs.writeFileSync(path.join(dir, "real", "a.py"), "");
+    fs.symlinkSync(path.join(dir, "real"), path.join(dir, "link"));
+    expect(refusal(() => scanSource(`${path.join(dir, "link")}/`))).toMatchObject({ code: "SOURCE_SYMLINK", path: "." });
+    expect(sourceDigest(`${path.join(dir, "real")}/`)).toEqual(sourceDigest(path.join(dir, "real")));
+  });
+});
+
+describe("the default source as a release", () => {
+  it("snapshots python/klbr_hooks into a release whose name is the pinned digest", async () => {
+    const { snapshotRelease } = await import("./release.js");
+    const pinned = JSON.parse(fs.readFileSync(path.join(REPO, "fixtures/behavior.json"), "utf8")) as { path: string; digest: string };
+    const snap = snapshotRelease(path.join(REPO, pinned.path), path.join(base(), "releases"));
+    expect(path.basename(snap.path)).toBe(pinned.digest);
+    expect(snap.manifest.hooks).toEqual({ "attention.plan": "klbr_hooks.defaults:attention", "delivery.review": "klbr_hooks.defaults:delivery" });
+  });
+});

@@ -118,7 +118,15 @@ function walk(root: string): Buffer[] {
   while (stack.length > 0) {
     const relDir = stack.pop()!;
     const absDir = relDir.length === 0 ? root : path.join(root, relDir.toString("utf8"));
-    const dirents = fs.readdirSync(absDir, { withFileTypes: true, encoding: "buffer" });
+    let dirents: fs.Dirent<Buffer>[];
+    try {
+      dirents = fs.readdirSync(absDir, { withFileTypes: true, encoding: "buffer" });
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== "ENOENT" && code !== "ENOTDIR") throw error;
+      const shown = relDir.length === 0 ? "." : showName(relDir);
+      throw new ActivationError("SOURCE_NOT_FOUND", `source directory ${JSON.stringify(shown)} vanished while it was read`, { path: shown, cause: error });
+    }
     if (dirents.length === 0 && relDir.length > 0) findings.push({ code: "SOURCE_EMPTY_DIRECTORY", rel: relDir });
     for (const dirent of dirents) {
       visited += 1;
@@ -203,7 +211,9 @@ function readAdmitted(root: string, rel: Buffer, budget: number): Buffer {
  * Admit and read a behaviour source tree: every file sorted by name bytes, or an ActivationError
  * whose code follows the documented precedence and whose `path` names the offending entry.
  */
-export function scanSource(root: string): SourceFile[] {
+export function scanSource(given: string): SourceFile[] {
+  // Without trailing slashes: lstat("link/") would follow the link and miss a symlinked root.
+  const root = path.resolve(given);
   checkRoot(root);
   const names = walk(root);
   const out: SourceFile[] = [];

@@ -98,7 +98,7 @@ async function pingPong(n: number): Promise<number[]> {
 async function roundTrip(): Promise<void> {
   const n = 2000;
   const w = await workbench();
-  for (let i = 0; i < 200; i++) await w.execute("1+1");
+  for (let i = 0; i < 1000; i++) await w.execute("1+1");
   const times: number[] = [];
   const t0 = now();
   for (let i = 0; i < n; i++) {
@@ -108,7 +108,7 @@ async function roundTrip(): Promise<void> {
   }
   const rate = n / ((now() - t0) / 1000);
   await w.shutdown();
-  await pingPong(200);
+  await pingPong(1000);
   const base = await pingPong(n);
   const p50 = pct(times, 50);
   const b50 = pct(base, 50);

@@ -4,12 +4,15 @@ import { IDENTIFIER, Operation } from "./operation.js";
 describe("Operation", () => {
   it("settles once, aborts its signal, and reports ending within a wait", async () => {
     const op = new Operation<string>("c-1");
+    const early = op.signal;
+    expect(early.aborted).toBe(false);
     expect(await op.endsWithin(5)).toBe(false);
     expect(op.settle("first")).toBe(true);
     expect(op.settle("second")).toBe(false);
     expect(await op.promise).toBe("first");
     expect(op.result).toBe("first");
-    expect(op.controller.signal.aborted).toBe(true);
+    expect(early.aborted).toBe(true);
+    expect(op.signal.aborted).toBe(true);
     expect(await op.endsWithin(1000)).toBe(true);
   });
 

@@ -11,12 +11,12 @@ export class Operation<C> {
   readonly id: string;
   readonly startedAt: number;
   readonly promise: Promise<C>;
-  readonly controller = new AbortController();
   rung: InterruptRung | undefined;
   ladder: Promise<InterruptOutcome> | undefined;
   #result: C | undefined;
   #ended = false;
   #resolve!: (value: C) => void;
+  #controller: AbortController | undefined;
 
   constructor(id: string, startedAt: number = Date.now()) {
     this.id = id;
@@ -24,6 +24,15 @@ export class Operation<C> {
     this.promise = new Promise<C>((resolve) => {
       this.#resolve = resolve;
     });
+  }
+
+  /** Aborted when the operation settles; made on first use, since most cells never need it. */
+  get signal(): AbortSignal {
+    if (!this.#controller) {
+      this.#controller = new AbortController();
+      if (this.#ended) this.#controller.abort(new Error(`operation ${this.id} has ended`));
+    }
+    return this.#controller.signal;
   }
 
   /** True once settled. */
@@ -41,7 +50,7 @@ export class Operation<C> {
     if (this.#ended) return false;
     this.#ended = true;
     this.#result = completion;
-    this.controller.abort();
+    this.#controller?.abort(new Error(`operation ${this.id} has ended`));
     this.#resolve(completion);
     return true;
   }

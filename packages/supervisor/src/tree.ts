@@ -92,8 +92,8 @@ function kill(target: number, signal: NodeJS.Signals): void {
 export type KnownProcs = Map<number, number>;
 
 /** Add every current descendant of `root` to `known` and return it. */
-export function rememberTree(root: number, known: KnownProcs = new Map()): KnownProcs {
-  for (const p of descendants(root)) known.set(p.pid, p.start);
+export function rememberTree(root: number, known: KnownProcs = new Map(), procs: ProcEntry[] = listProcs()): KnownProcs {
+  for (const p of descendants(root, procs)) known.set(p.pid, p.start);
   return known;
 }
 
@@ -136,8 +136,10 @@ export async function killTree(root: number, known: KnownProcs = new Map(), time
   for (;;) {
     killTreeOnce(root, known);
     const alive = knownAlive(known);
+    // A dead root's children were reparented when it exited, so once root and every process seen
+    // in its tree are gone, nothing is left; while root lives, the next pass rescans.
     if (isAlive(root)) alive.push(root);
-    if (alive.length === 0 && descendants(root).length === 0) return [];
+    if (alive.length === 0) return [];
     if (Date.now() >= deadline) return alive;
     await sleep(delay);
     delay = Math.min(delay * 2, 50);

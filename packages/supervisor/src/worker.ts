@@ -21,7 +21,7 @@ import { IDENTIFIER, Operation } from "./operation.js";
 import { makePrivateDir, removePrivateDir } from "./private-dir.js";
 import { resolvePython } from "./python.js";
 import { ByteTail } from "./tail.js";
-import { killTree, rememberTree, type KnownProcs } from "./tree.js";
+import { killTree, killTreeOnce, rememberTree, type KnownProcs } from "./tree.js";
 import {
   MAX_REQUESTS_PER_CELL,
   parseHookResult,
@@ -519,7 +519,7 @@ class WorkerProcess implements Worker {
       this.#reply(cell, message, { kind: "error", code: "unsupported", message: `no host request handler for ${JSON.stringify(request.method)}` });
       return;
     }
-    const ctx: HostRequestContext = { ...ids, signal: cell.controller.signal };
+    const ctx: HostRequestContext = { ...ids, signal: cell.signal };
     void Promise.resolve()
       .then(() => handler(request, ctx))
       .then(
@@ -775,13 +775,22 @@ class WorkerProcess implements Worker {
     if (this.#phase === "running") this.#phase = "stopping";
     this.#channel?.close();
     this.#server.close();
+    // One synchronous pass now (the group, what was seen of the tree); settle the pending
+    // operations as soon as the tails are in; confirm the tree is gone before `exited`.
+    killTreeOnce(this.#pid, this.#known);
+    await Promise.race([this.#stdioClosed, sleep(50)]);
+    const exit = this.#settleAll();
     this.#treeKill = undefined;
     await this.#killTree();
-    await Promise.race([this.#stdioClosed, sleep(50)]);
-    this.#finalize();
+    await removePrivateDir(this.#dir);
+    untrackWorker(this.#pid);
+    this.#resolveExited(exit);
+    for (const listener of this.#deathListeners) listener(exit);
+    this.#deathListeners.clear();
   }
 
-  #finalize(): void {
+  /** Mark the worker dead and settle every pending operation from the host's own observation. */
+  #settleAll(): WorkerExit {
     const stop = this.#stop!;
     const exit: WorkerExit = {
       code: this.#exit?.code ?? null,
@@ -790,7 +799,6 @@ class WorkerProcess implements Worker {
       tails: this.#tails(),
     };
     this.#phase = "dead";
-    untrackWorker(this.#pid);
     this.#failHandshake(
       new SupervisorError("WORKER_EXITED_EARLY", `worker pid ${this.#pid} exited (code ${exit.code}, signal ${exit.signal}) before a valid hello`, {
         tails: exit.tails,
@@ -805,11 +813,7 @@ class WorkerProcess implements Worker {
       clearTimeout(call.timer);
       call.op.settle(this.#hostFailure(call.op, stop.reason, stop.detail, exit));
     }
-    void removePrivateDir(this.#dir).then(() => {
-      this.#resolveExited(exit);
-      for (const listener of this.#deathListeners) listener(exit);
-      this.#deathListeners.clear();
-    });
+    return exit;
   }
 
   #cellEnd(cell: Operation<CellCompletion>, stop: StopInfo, exit: WorkerExit): CellCompletion {

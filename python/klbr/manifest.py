@@ -20,6 +20,7 @@ from .digest import ActivationError
 __all__ = [
     "ENTRYPOINT_PATTERN",
     "MANIFEST_FILE",
+    "MAX_JSON_DEPTH",
     "MANIFEST_SLOTS",
     "Manifest",
     "decode_manifest",
@@ -34,7 +35,32 @@ MANIFEST_SLOTS = ("attention.plan", "delivery.review")
 #: ``module.path:attribute`` of ASCII identifiers (the TypeScript pattern, matched in full).
 ENTRYPOINT_PATTERN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*:[A-Za-z_][A-Za-z0-9_]*")
 
+#: Manifests nest no deeper than this many arrays/objects (C1's wire limit), as in TypeScript.
+MAX_JSON_DEPTH = 128
+
 _TOP_FIELDS = ("version", "hooks")
+
+
+def _json_depth(text: str) -> int:
+    """The deepest nesting of arrays/objects in ``text``, counted without recursion."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for char in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}":
+            depth -= 1
+    return deepest
 
 
 @dataclass(frozen=True)
@@ -117,6 +143,10 @@ def decode_manifest(raw: bytes) -> Manifest:
         text = raw.decode("utf-8", "strict")
     except UnicodeDecodeError:
         raise _fail("MANIFEST_INVALID_JSON", "$", f"{MANIFEST_FILE} is not valid UTF-8") from None
+    # Checked before decoding: json's recursive decoder would hit the recursion limit first.
+    depth = _json_depth(text)
+    if depth > MAX_JSON_DEPTH:
+        raise _fail("MANIFEST_INVALID_JSON", "$", f"{MANIFEST_FILE} nests {depth} levels deep; at most {MAX_JSON_DEPTH}")
     try:
         value = json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_no_constant)
     except ActivationError:

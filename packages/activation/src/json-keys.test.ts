@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { findDuplicateKey } from "./json-keys.js";
+import { findDuplicateKey, jsonDepth } from "./json-keys.js";
 
 describe("findDuplicateKey", () => {
   it("finds repeated keys at any depth, after unescaping", () => {
@@ -17,5 +17,19 @@ describe("findDuplicateKey", () => {
 
   it("finds nothing in anything JSON.stringify produces", () => {
     fc.assert(fc.property(fc.jsonValue(), (value) => findDuplicateKey(JSON.stringify(value, null, 1)) === null));
+  });
+});
+
+describe("jsonDepth", () => {
+  it("counts nesting outside strings", () => {
+    expect(jsonDepth("1")).toBe(0);
+    expect(jsonDepth('{"a":[1,{"b":[]}]}')).toBe(4);
+    expect(jsonDepth('["[[[{", "\\"[["]')).toBe(1);
+  });
+
+  it("agrees with the structure of generated values", () => {
+    const depthOf = (v: unknown): number =>
+      v !== null && typeof v === "object" ? 1 + Math.max(0, ...Object.values(v as object).map(depthOf)) : 0;
+    fc.assert(fc.property(fc.jsonValue(), (value) => jsonDepth(JSON.stringify(value)) === depthOf(value)));
   });
 });

@@ -1,6 +1,26 @@
 // JSON.parse keeps the last of two equal keys without a word; a manifest that says one thing to a
 // reader and another to the loader is refused instead. Python's decoder refuses the same keys.
 
+/** Manifests nest no deeper than this many arrays/objects (C1's wire limit); Python refuses the same. */
+export const MAX_JSON_DEPTH = 128;
+
+/** The deepest nesting of arrays/objects in `text` (already valid JSON), counted without recursion. */
+export function jsonDepth(text: string): number {
+  let depth = 0;
+  let max = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (inString) {
+      if (c === "\\") i++;
+      else if (c === '"') inString = false;
+    } else if (c === '"') inString = true;
+    else if (c === "{" || c === "[") max = Math.max(max, ++depth);
+    else if (c === "}" || c === "]") depth--;
+  }
+  return max;
+}
+
 /** The first object key that appears twice in one object of `text` (already valid JSON), or null. */
 export function findDuplicateKey(text: string): string | null {
   let i = 0;

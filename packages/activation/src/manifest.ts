@@ -1,7 +1,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { ActivationError } from "./errors.js";
-import { findDuplicateKey } from "./json-keys.js";
+import { MAX_JSON_DEPTH, findDuplicateKey, jsonDepth } from "./json-keys.js";
 import { MANIFEST_FILE } from "./limits.js";
 
 /** The two decision slots a manifest must name, in the order they are checked. */
@@ -105,6 +105,10 @@ export function decodeManifest(bytes: Uint8Array): Manifest {
     value = JSON.parse(text);
   } catch (error) {
     throw new ActivationError("MANIFEST_INVALID_JSON", `${MANIFEST_FILE} is not valid JSON: ${(error as Error).message}`, { field: "$", path: MANIFEST_FILE, cause: error });
+  }
+  const depth = jsonDepth(text);
+  if (depth > MAX_JSON_DEPTH) {
+    throw new ActivationError("MANIFEST_INVALID_JSON", `${MANIFEST_FILE} nests ${depth} levels deep; at most ${MAX_JSON_DEPTH}`, { field: "$", path: MANIFEST_FILE });
   }
   const duplicate = findDuplicateKey(text);
   if (duplicate !== null) {

@@ -4,6 +4,7 @@ import * as api from "./index.js";
 describe("public surface", () => {
   it("exports exactly these runtime names", () => {
     expect(Object.keys(api).sort()).toEqual([
+      "DEFAULTS",
       "MAX_SOCKET_PATH_BYTES",
       "SupervisorError",
       "TAIL_BYTES",

@@ -12,7 +12,8 @@ export type {
   Worker,
   WorkerRole,
   WorkerState,
-} from "./worker.js";
+} from "./options.js";
+export { DEFAULTS } from "./options.js";
 
 // Completions and exits
 export type {

@@ -97,21 +97,31 @@ export function rememberTree(root: number, known: KnownProcs = new Map(), procs:
   return known;
 }
 
-/**
- * One synchronous kill pass: SIGKILL the group led by `root`, `root`, every still-matching process
- * in `known`, and every descendant found now, plus the groups those lead (a setsid grandchild
- * leads its own). Adds what it found to `known`.
- */
-export function killTreeOnce(root: number, known: KnownProcs = new Map()): KnownProcs {
-  rememberTree(root, known);
-  kill(-root, "SIGKILL");
-  kill(root, "SIGKILL");
+function signalTree(root: number, known: KnownProcs, signal: NodeJS.Signals): void {
+  kill(-root, signal);
+  kill(root, signal);
   for (const [pid, start] of known) {
     const entry = readProc(pid);
     if (!entry || entry.start !== start) continue;
-    if (entry.pgid === pid) kill(-pid, "SIGKILL");
-    kill(pid, "SIGKILL");
+    if (entry.pgid === pid) kill(-pid, signal);
+    kill(pid, signal);
   }
+}
+
+/**
+ * One synchronous kill pass over the tree under `root`. First freeze it: SIGSTOP the group led by
+ * `root`, `root`, and every descendant (plus the groups those lead, as a setsid grandchild leads
+ * its own), rescanning until a scan finds nothing new, because a stopped process can neither fork
+ * nor leave the group. Then SIGKILL the same set. Adds what it found to `known`.
+ */
+export function killTreeOnce(root: number, known: KnownProcs = new Map()): KnownProcs {
+  for (let scan = 0; scan < 16; scan++) {
+    const before = known.size;
+    rememberTree(root, known);
+    signalTree(root, known, "SIGSTOP");
+    if (scan > 0 && known.size === before) break;
+  }
+  signalTree(root, known, "SIGKILL");
   return known;
 }
 

@@ -3,6 +3,7 @@ import { rm } from "node:fs/promises";
 import { createServer, type Server, type Socket } from "node:net";
 import { execa, type ResultPromise } from "execa";
 import { Channel } from "./channel.js";
+import { workerCommand } from "./command.js";
 import type {
   CellCompletion,
   EndedBy,
@@ -16,10 +17,11 @@ import type {
 import { SupervisorError, type OutputTails } from "./errors.js";
 import { trackWorker, untrackWorker } from "./exit-hook.js";
 import { drainInto } from "./drain.js";
+import { resolveConfig, type ExecuteOptions, type HostRequestContext, type HostRequestHandler, type StartWorkerOptions, type Worker, type WorkerConfig, type WorkerRole, type WorkerState } from "./options.js";
+import { cellEnd, hostFailure, messageOf, replyCode, type StopInfo, type StopKind } from "./records.js";
 import { checkHello } from "./hello.js";
 import { IDENTIFIER, Operation } from "./operation.js";
 import { makePrivateDir, removePrivateDir } from "./private-dir.js";
-import { resolvePython } from "./python.js";
 import { ByteTail } from "./tail.js";
 import { killTree, killTreeOnce, rememberTree, type KnownProcs } from "./tree.js";
 import {
@@ -35,107 +37,6 @@ import {
   type OutboundMessage,
 } from "./wire.js";
 
-/** A worker's role. */
-export type WorkerRole = "workbench" | "hooks";
-
-/** A worker's lifecycle state as the host sees it. */
-export type WorkerState = "ready" | "busy" | "stopping" | "dead";
-
-/** Where a host request came from. */
-export interface HostRequestContext {
-  executionId: string;
-  requestId: string;
-  /** Aborted when the execution ends: a reply after that is never sent. */
-  signal: AbortSignal;
-}
-
-/** Answers one host request: the resolved value becomes `{kind:"ok"}`, a throw becomes `{kind:"error"}`. */
-export type HostRequestHandler = (request: HostRequest, ctx: HostRequestContext) => Promise<unknown> | unknown;
-
-/** Answers a host request whose execution is unknown or has ended (default: error `scope_expired`). */
-export type StrayRequestHandler = (request: unknown, ctx: { executionId: string; requestId: string }) => Promise<unknown> | unknown;
-
-/** Options of {@link startWorker}. */
-export interface StartWorkerOptions {
-  role: WorkerRole;
-  sessionId: string;
-  generation: string;
-  /** argv of the worker; default `[resolvePython(), "-m", "klbr.worker"]`. Socket/role/ids flags are appended. */
-  command?: string[];
-  /** Directories prepended to PYTHONPATH. */
-  pythonPath?: string[];
-  cwd?: string;
-  /** Extra environment over the host's. */
-  env?: Record<string, string>;
-  /** Passed as `--skills`. */
-  skillsFile?: string;
-  /** Writes the skills payload into the private dir and returns its path (removed after hello). */
-  materialize?: (privateDir: string) => Promise<string | undefined> | string | undefined;
-  /** Passed as `--source` (hooks role). */
-  sourceDir?: string;
-  /** Hello fields that must match when stated. */
-  expect?: { revision?: string | null; skills?: string | null };
-  handshakeTimeoutMs?: number;
-  interruptGraceMs?: number;
-  sigintGraceMs?: number;
-  shutdownGraceMs?: number;
-  /** Per-invoke budget including the wait in the queue. */
-  invokeBudgetMs?: number;
-  /** Invokes that may wait behind the one in flight. */
-  invokeQueueLimit?: number;
-  onStrayHostRequest?: StrayRequestHandler;
-}
-
-/** Options of {@link Worker.execute}. */
-export interface ExecuteOptions {
-  id?: string;
-  onHostRequest?: HostRequestHandler;
-  /** Aborting runs the interrupt ladder for this cell. */
-  signal?: AbortSignal;
-}
-
-/** A supervised worker process. */
-export interface Worker {
-  readonly role: WorkerRole;
-  readonly pid: number;
-  readonly sessionId: string;
-  readonly generation: string;
-  readonly hello: HelloMessage;
-  readonly state: WorkerState;
-  /** Last 8 KiB of the worker's raw stdout. */
-  readonly stdoutTail: string;
-  /** Last 8 KiB of the worker's raw stderr. */
-  readonly stderrTail: string;
-  /** Settles once the worker and its whole tree are gone. */
-  readonly exited: Promise<WorkerExit>;
-  execute(code: string, opts?: ExecuteOptions): Promise<CellCompletion>;
-  invoke(slot: HookSlot, input: unknown, opts?: { id?: string }): Promise<HookCompletion>;
-  interrupt(id: string): Promise<InterruptOutcome>;
-  shutdown(): Promise<WorkerExit>;
-  hardStop(reason: string): Promise<WorkerExit>;
-  /** Call `listener` once when the worker is dead; returns an unsubscribe function. */
-  onDeath(listener: (exit: WorkerExit) => void): () => void;
-}
-
-const DEFAULTS = {
-  handshakeTimeoutMs: 10_000,
-  interruptGraceMs: 1000,
-  sigintGraceMs: 1000,
-  shutdownGraceMs: 2000,
-  invokeBudgetMs: 2000,
-  invokeQueueLimit: 64,
-};
-
-const SNAKE_CASE = /^[a-z][a-z0-9_]*$/;
-
-type StopKind = "requested" | "invalidated" | "shutdown";
-
-interface StopInfo {
-  reason: string;
-  detail: string;
-  kind: StopKind;
-}
-
 type AnyOperation = Operation<CellCompletion> | Operation<HookCompletion>;
 
 interface HookCall {
@@ -144,15 +45,6 @@ interface HookCall {
   input: unknown;
   deadline: number;
   timer?: NodeJS.Timeout;
-}
-
-function codeOf(err: unknown): string {
-  const code = (err as { code?: unknown } | null)?.code;
-  return typeof code === "string" && SNAKE_CASE.test(code) ? code : "internal";
-}
-
-function messageOf(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -208,7 +100,7 @@ class WorkerProcess implements Worker {
   readonly generation: string;
   readonly exited: Promise<WorkerExit>;
   readonly #opts: StartWorkerOptions;
-  readonly #config: typeof DEFAULTS;
+  readonly #config: WorkerConfig;
   readonly #dir: string;
   readonly #socketPath: string;
   readonly #server: Server;
@@ -253,14 +145,7 @@ class WorkerProcess implements Worker {
     this.role = opts.role;
     this.sessionId = opts.sessionId;
     this.generation = opts.generation;
-    this.#config = {
-      handshakeTimeoutMs: opts.handshakeTimeoutMs ?? DEFAULTS.handshakeTimeoutMs,
-      interruptGraceMs: opts.interruptGraceMs ?? DEFAULTS.interruptGraceMs,
-      sigintGraceMs: opts.sigintGraceMs ?? DEFAULTS.sigintGraceMs,
-      shutdownGraceMs: opts.shutdownGraceMs ?? DEFAULTS.shutdownGraceMs,
-      invokeBudgetMs: opts.invokeBudgetMs ?? DEFAULTS.invokeBudgetMs,
-      invokeQueueLimit: opts.invokeQueueLimit ?? DEFAULTS.invokeQueueLimit,
-    };
+    this.#config = resolveConfig(opts);
     this.#dir = dir;
     this.#socketPath = socketPath;
     this.#server = server;
@@ -301,23 +186,7 @@ class WorkerProcess implements Worker {
   // ---- start and handshake ----
 
   async start(): Promise<void> {
-    const command = this.#opts.command ?? [resolvePython(), "-m", "klbr.worker"];
-    const [file, ...baseArgs] = command;
-    if (!file) throw new SupervisorError("WORKER_INVALID_ARGUMENT", "command must not be empty");
-    const args = [
-      ...baseArgs,
-      "--socket", this.#socketPath,
-      "--role", this.role,
-      "--session", this.sessionId,
-      "--generation", this.generation,
-    ];
-    if (this.#skillsFile !== undefined) args.push("--skills", this.#skillsFile);
-    if (this.#opts.sourceDir !== undefined) args.push("--source", this.#opts.sourceDir);
-    const pythonPath = [...(this.#opts.pythonPath ?? [])];
-    const inherited = this.#opts.env?.PYTHONPATH ?? process.env.PYTHONPATH;
-    if (inherited) pythonPath.push(inherited);
-    const env: Record<string, string> = { ...this.#opts.env, KLBR_WORKER_TOKEN: this.#token };
-    if (pythonPath.length > 0) env.PYTHONPATH = pythonPath.join(":");
+    const { file, args, env } = workerCommand(this.#opts, this.#socketPath, this.#token, this.#skillsFile);
 
     const ready = new Promise<void>((resolve, reject) => {
       this.#handshake = { resolve, reject };
@@ -486,7 +355,7 @@ class WorkerProcess implements Worker {
         .then(() => stray(message.request, ids))
         .then(
           (value) => this.#reply(undefined, message, { kind: "ok", value }),
-          (err) => this.#reply(undefined, message, { kind: "error", code: codeOf(err), message: messageOf(err) }),
+          (err) => this.#reply(undefined, message, { kind: "error", code: replyCode(err), message: messageOf(err) }),
         );
       return;
     }
@@ -527,7 +396,7 @@ class WorkerProcess implements Worker {
           if (request.method === "runtime.wait" && !cell.ended) this.#cellWaitAccepted = true;
           this.#reply(cell, message, { kind: "ok", value });
         },
-        (err) => this.#reply(cell, message, { kind: "error", code: codeOf(err), message: messageOf(err) }),
+        (err) => this.#reply(cell, message, { kind: "error", code: replyCode(err), message: messageOf(err) }),
       );
   }
 
@@ -649,11 +518,11 @@ class WorkerProcess implements Worker {
     }
     const op = new Operation<HookCompletion>(id);
     if (this.#phase !== "running") {
-      op.settle(this.#hostFailure(op, "worker_dead", `worker pid ${this.#pid} is ${this.state}`));
+      op.settle(hostFailure(op, "worker_dead", `worker pid ${this.#pid} is ${this.state}`));
       return op.promise;
     }
     if (this.#hookQueue.length >= this.#config.invokeQueueLimit) {
-      op.settle(this.#hostFailure(op, "queue_full", `${this.#hookQueue.length} invokes are already waiting`));
+      op.settle(hostFailure(op, "queue_full", `${this.#hookQueue.length} invokes are already waiting`));
       return op.promise;
     }
     this.#hookQueue.push({ op, slot, input, deadline: op.startedAt + this.#config.invokeBudgetMs });
@@ -666,13 +535,13 @@ class WorkerProcess implements Worker {
       const call = this.#hookQueue.shift()!;
       const remaining = call.deadline - Date.now();
       if (remaining <= 0) {
-        call.op.settle(this.#hostFailure(call.op, "hook_timeout", `the ${this.#config.invokeBudgetMs} ms budget ran out in the queue`));
+        call.op.settle(hostFailure(call.op, "hook_timeout", `the ${this.#config.invokeBudgetMs} ms budget ran out in the queue`));
         continue;
       }
       try {
         this.#channel!.send({ kind: "invoke", id: call.op.id, slot: call.slot, input: call.input } as OutboundMessage);
       } catch (err) {
-        call.op.settle(this.#hostFailure(call.op, "invalid_input", `invoke ${JSON.stringify(call.op.id)} cannot be sent: ${messageOf(err)}`));
+        call.op.settle(hostFailure(call.op, "invalid_input", `invoke ${JSON.stringify(call.op.id)} cannot be sent: ${messageOf(err)}`));
         continue;
       }
       this.#hookInFlight = call;
@@ -806,49 +675,13 @@ class WorkerProcess implements Worker {
     );
     const cell = this.#cell;
     this.#endCell();
-    if (cell) cell.settle(this.#cellEnd(cell, stop, exit));
+    if (cell) cell.settle(cellEnd(cell, stop, exit));
     const calls = [...(this.#hookInFlight ? [this.#hookInFlight] : []), ...this.#hookQueue.splice(0)];
     this.#hookInFlight = undefined;
     for (const call of calls) {
       clearTimeout(call.timer);
-      call.op.settle(this.#hostFailure(call.op, stop.reason, stop.detail, exit));
+      call.op.settle(hostFailure(call.op, stop.reason, stop.detail, exit));
     }
     return exit;
-  }
-
-  #cellEnd(cell: Operation<CellCompletion>, stop: StopInfo, exit: WorkerExit): CellCompletion {
-    if (stop.kind === "invalidated") return this.#hostFailure(cell, stop.reason, stop.detail, exit);
-    const completion: HostInterruptedCompletion = {
-      id: cell.id,
-      startedAt: cell.startedAt,
-      endedAt: Date.now(),
-      endedBy: stop.kind === "shutdown" ? "shutdown" : "hard_stop",
-      kind: "cell",
-      status: "interrupted",
-      output: [],
-      truncated_bytes: 0,
-      error: `${stop.reason}: ${stop.detail}`,
-      source: "host",
-      rung: "hard_stop",
-      reason: stop.reason,
-      exit: { code: exit.code, signal: exit.signal },
-      tails: exit.tails,
-    };
-    return completion;
-  }
-
-  #hostFailure(op: { id: string; startedAt: number }, reason: string, detail: string, exit?: WorkerExit): FailedCompletion {
-    return {
-      id: op.id,
-      startedAt: op.startedAt,
-      endedAt: Date.now(),
-      endedBy: exit ? "invalidated" : "refused",
-      kind: "failed",
-      source: "host",
-      error: `${reason}: ${detail}`,
-      reason,
-      exit: exit ? { code: exit.code, signal: exit.signal } : null,
-      tails: exit ? exit.tails : null,
-    };
   }
 }

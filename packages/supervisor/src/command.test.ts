@@ -1,0 +1,31 @@
+import { describe, expect, it } from "vitest";
+import { workerCommand } from "./command.js";
+
+const base = { role: "hooks" as const, sessionId: "s1", generation: "g1" };
+
+describe("workerCommand", () => {
+  it("appends the flags to the given command and puts the token in the environment", () => {
+    const cmd = workerCommand({ ...base, command: ["node", "fake.mjs"], sourceDir: "/src" }, "/tmp/d/w.sock", "tok", "/tmp/d/skills.json", {});
+    expect(cmd).toEqual({
+      file: "node",
+      args: ["fake.mjs", "--socket", "/tmp/d/w.sock", "--role", "hooks", "--session", "s1", "--generation", "g1", "--skills", "/tmp/d/skills.json", "--source", "/src"],
+      env: { KLBR_WORKER_TOKEN: "tok" },
+    });
+  });
+
+  it("defaults to python -m klbr.worker and prepends pythonPath to an inherited PYTHONPATH", () => {
+    const cmd = workerCommand({ ...base, role: "workbench", pythonPath: ["/repo/python"] }, "/s", "t", undefined, { PYTHONPATH: "/old" });
+    expect(cmd.args.slice(0, 2)).toEqual(["-m", "klbr.worker"]);
+    expect(cmd.file).toMatch(/python/);
+    expect(cmd.env.PYTHONPATH).toBe("/repo/python:/old");
+    expect(cmd.args).not.toContain("--skills");
+  });
+
+  it("the token cannot be overridden by the caller's env", () => {
+    expect(workerCommand({ ...base, command: ["x"], env: { KLBR_WORKER_TOKEN: "mine" } }, "/s", "real", undefined, {}).env.KLBR_WORKER_TOKEN).toBe("real");
+  });
+
+  it("refuses an empty command", () => {
+    expect(() => workerCommand({ ...base, command: [] }, "/s", "t", undefined, {})).toThrow(/\[\]/);
+  });
+});

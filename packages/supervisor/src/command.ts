@@ -1,0 +1,38 @@
+import type { StartWorkerOptions } from "./options.js";
+import { resolvePython } from "./python.js";
+
+/** The environment variable carrying the startup token (C3). */
+export const TOKEN_ENV = "KLBR_WORKER_TOKEN";
+
+/** What to spawn for one worker. */
+export interface WorkerCommand {
+  file: string;
+  args: string[];
+  /** Set over the host's environment. */
+  env: Record<string, string>;
+}
+
+/**
+ * The worker's argv and environment: `command` (default `<python> -m klbr.worker`) followed by
+ * the socket, role and identity flags, `--skills` and `--source` when given; the token in
+ * KLBR_WORKER_TOKEN; `pythonPath` prepended to PYTHONPATH.
+ */
+export function workerCommand(
+  opts: StartWorkerOptions,
+  socketPath: string,
+  token: string,
+  skillsFile: string | undefined,
+  hostEnv: NodeJS.ProcessEnv = process.env,
+): WorkerCommand {
+  const [file, ...base] = opts.command ?? [resolvePython(), "-m", "klbr.worker"];
+  if (!file) throw new RangeError(`command must name a program, got ${JSON.stringify(opts.command)}`);
+  const args = [...base, "--socket", socketPath, "--role", opts.role, "--session", opts.sessionId, "--generation", opts.generation];
+  if (skillsFile !== undefined) args.push("--skills", skillsFile);
+  if (opts.sourceDir !== undefined) args.push("--source", opts.sourceDir);
+  const pythonPath = [...(opts.pythonPath ?? [])];
+  const inherited = opts.env?.PYTHONPATH ?? hostEnv.PYTHONPATH;
+  if (inherited) pythonPath.push(inherited);
+  const env: Record<string, string> = { ...opts.env, [TOKEN_ENV]: token };
+  if (pythonPath.length > 0) env.PYTHONPATH = pythonPath.join(":");
+  return { file, args, env };
+}

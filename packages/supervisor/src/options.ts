@@ -1,0 +1,110 @@
+import type { CellCompletion, HookCompletion, InterruptOutcome, WorkerExit } from "./completion.js";
+import type { HelloMessage, HookSlot, HostRequest } from "./wire.js";
+
+/** A worker's role. */
+export type WorkerRole = "workbench" | "hooks";
+
+/** A worker's lifecycle state as the host sees it. */
+export type WorkerState = "ready" | "busy" | "stopping" | "dead";
+
+/** Where a host request came from. */
+export interface HostRequestContext {
+  executionId: string;
+  requestId: string;
+  /** Aborted when the execution ends: a reply after that is never sent. */
+  signal: AbortSignal;
+}
+
+/** Answers one host request: the resolved value becomes `{kind:"ok"}`, a throw becomes `{kind:"error"}`. */
+export type HostRequestHandler = (request: HostRequest, ctx: HostRequestContext) => Promise<unknown> | unknown;
+
+/** Answers a host request whose execution is unknown or has ended (default: error `scope_expired`). */
+export type StrayRequestHandler = (request: unknown, ctx: { executionId: string; requestId: string }) => Promise<unknown> | unknown;
+
+/** Options of {@link startWorker}. */
+export interface StartWorkerOptions {
+  role: WorkerRole;
+  sessionId: string;
+  generation: string;
+  /** argv of the worker; default `[resolvePython(), "-m", "klbr.worker"]`. Socket/role/ids flags are appended. */
+  command?: string[];
+  /** Directories prepended to PYTHONPATH. */
+  pythonPath?: string[];
+  cwd?: string;
+  /** Extra environment over the host's. */
+  env?: Record<string, string>;
+  /** Passed as `--skills`. */
+  skillsFile?: string;
+  /** Writes the skills payload into the private dir and returns its path (removed after hello). */
+  materialize?: (privateDir: string) => Promise<string | undefined> | string | undefined;
+  /** Passed as `--source` (hooks role). */
+  sourceDir?: string;
+  /** Hello fields that must match when stated. */
+  expect?: { revision?: string | null; skills?: string | null };
+  handshakeTimeoutMs?: number;
+  interruptGraceMs?: number;
+  sigintGraceMs?: number;
+  shutdownGraceMs?: number;
+  /** Per-invoke budget including the wait in the queue. */
+  invokeBudgetMs?: number;
+  /** Invokes that may wait behind the one in flight. */
+  invokeQueueLimit?: number;
+  onStrayHostRequest?: StrayRequestHandler;
+}
+
+/** Options of {@link Worker.execute}. */
+export interface ExecuteOptions {
+  id?: string;
+  onHostRequest?: HostRequestHandler;
+  /** Aborting runs the interrupt ladder for this cell. */
+  signal?: AbortSignal;
+}
+
+/** A supervised worker process. */
+export interface Worker {
+  readonly role: WorkerRole;
+  readonly pid: number;
+  readonly sessionId: string;
+  readonly generation: string;
+  readonly hello: HelloMessage;
+  readonly state: WorkerState;
+  /** Last 8 KiB of the worker's raw stdout. */
+  readonly stdoutTail: string;
+  /** Last 8 KiB of the worker's raw stderr. */
+  readonly stderrTail: string;
+  /** Settles once the worker and its whole tree are gone. */
+  readonly exited: Promise<WorkerExit>;
+  execute(code: string, opts?: ExecuteOptions): Promise<CellCompletion>;
+  invoke(slot: HookSlot, input: unknown, opts?: { id?: string }): Promise<HookCompletion>;
+  interrupt(id: string): Promise<InterruptOutcome>;
+  shutdown(): Promise<WorkerExit>;
+  hardStop(reason: string): Promise<WorkerExit>;
+  /** Call `listener` once when the worker is dead; returns an unsubscribe function. */
+  onDeath(listener: (exit: WorkerExit) => void): () => void;
+}
+
+/** Defaults of the timing and queue options of {@link StartWorkerOptions}. */
+export const DEFAULTS = {
+  handshakeTimeoutMs: 10_000,
+  interruptGraceMs: 1000,
+  sigintGraceMs: 1000,
+  shutdownGraceMs: 2000,
+  invokeBudgetMs: 2000,
+  invokeQueueLimit: 64,
+} as const;
+
+/** The resolved timing and queue settings of one worker. */
+export type WorkerConfig = { -readonly [K in keyof typeof DEFAULTS]: number };
+
+/** Fill unset timing and queue options with {@link DEFAULTS}. */
+export function resolveConfig(opts: StartWorkerOptions): WorkerConfig {
+  return {
+    handshakeTimeoutMs: opts.handshakeTimeoutMs ?? DEFAULTS.handshakeTimeoutMs,
+    interruptGraceMs: opts.interruptGraceMs ?? DEFAULTS.interruptGraceMs,
+    sigintGraceMs: opts.sigintGraceMs ?? DEFAULTS.sigintGraceMs,
+    shutdownGraceMs: opts.shutdownGraceMs ?? DEFAULTS.shutdownGraceMs,
+    invokeBudgetMs: opts.invokeBudgetMs ?? DEFAULTS.invokeBudgetMs,
+    invokeQueueLimit: opts.invokeQueueLimit ?? DEFAULTS.invokeQueueLimit,
+  };
+}
+

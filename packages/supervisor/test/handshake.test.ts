@@ -84,3 +84,25 @@ describe("handshake", () => {
     await sleep(0);
   });
 });
+
+describe("private directory placement", () => {
+  it("a temp dir so deep the socket path would not fit is WORKER_SOCKET_PATH_TOO_LONG, before anything is spawned", async () => {
+    const { mkdtempSync, mkdirSync, readdirSync, rmSync } = await import("node:fs");
+    const { tmpdir } = await import("node:os");
+    const base = mkdtempSync(`${tmpdir()}/klbr-deep-`);
+    const deep = `${base}/${"d".repeat(100)}`;
+    mkdirSync(deep);
+    const saved = process.env.TMPDIR;
+    process.env.TMPDIR = deep;
+    try {
+      const err = await failure(startFake("requests"));
+      expect(err.code).toBe("WORKER_SOCKET_PATH_TOO_LONG");
+      expect(err.message).toContain(deep);
+      expect(readdirSync(deep)).toEqual([]);
+    } finally {
+      if (saved === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = saved;
+      rmSync(base, { recursive: true, force: true });
+    }
+  });
+});

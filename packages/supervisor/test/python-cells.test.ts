@@ -145,3 +145,13 @@ describe("a cell that kills its worker", () => {
     expect(worker.state).toBe("dead");
   });
 });
+
+describe("what the host refuses to send", () => {
+  it("a cell larger than 262,144 bytes is WORKER_INVALID_ARGUMENT and the worker stays usable", async () => {
+    const worker = await startPython();
+    await expect(worker.execute(`x = '${"a".repeat(262_144)}'`)).rejects.toMatchObject({ code: "WORKER_INVALID_ARGUMENT" });
+    expect(worker.state).toBe("ready");
+    expect(result(await worker.execute("1 + 1"))).toBe("2");
+    await worker.shutdown();
+  });
+});

@@ -37,3 +37,15 @@ describe("no descendant outlives its worker", () => {
     expect(await running).toMatchObject({ kind: "cell", status: "interrupted", source: "host", reason: "test" });
   });
 });
+
+describe("a worker that dies on its own", () => {
+  it("takes the children left in its process group with it", async () => {
+    const worker = await startPython();
+    const done = await worker.execute("import subprocess, os\np = subprocess.Popen(['sleep', '1000'])\nos.write(2, b'child %d\\n' % p.pid)\nos._exit(3)");
+    expect(done).toMatchObject({ kind: "failed", reason: "worker_exited", exit: { code: 3 } });
+    const child = Number(/child (\d+)/.exec(worker.stderrTail)?.[1]);
+    expect(child).toBeGreaterThan(0);
+    await worker.exited;
+    expect(noneAlive([child])).toBe(true);
+  });
+});

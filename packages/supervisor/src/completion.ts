@@ -1,5 +1,5 @@
 import type { OutputTails } from "./errors.js";
-import type { CellResult, HookValue } from "./wire.js";
+import type { CellResult, HookSlot, HookValue } from "./wire.js";
 
 /** A rung of the interrupt ladder (C7). */
 export type InterruptRung = "message" | "sigint" | "hard_stop";
@@ -69,14 +69,14 @@ export interface FailedCompletion extends CompletionBase {
 export type CellCompletion = WorkerCellCompletion | HostInterruptedCompletion | FailedCompletion;
 
 /** A hook decision the worker returned and the host validated. */
-export interface HookValueCompletion extends CompletionBase {
+export interface HookValueCompletion<S extends HookSlot = HookSlot> extends CompletionBase {
   kind: "hook";
   source: "worker";
-  value: HookValue;
+  value: HookValue<S>;
 }
 
 /** How an `invoke` ended. */
-export type HookCompletion = HookValueCompletion | FailedCompletion;
+export type HookCompletion<S extends HookSlot = HookSlot> = HookValueCompletion<S> | FailedCompletion;
 
 /** What `interrupt(id)` reports: the rung that ended the operation, or that it was not running. */
 export interface InterruptOutcome {

@@ -32,7 +32,7 @@ export type {
 } from "./completion.js";
 
 // Wire types the API speaks in (from @klbr/envelope)
-export type { CellResult, HelloMessage, HookSlot, HostRequest, HookValue } from "./wire.js";
+export type { CellResult, HelloMessage, HookInput, HookSlot, HostRequest, HookValue } from "./wire.js";
 
 // Process trees
 export { killTree, descendants } from "./tree.js";

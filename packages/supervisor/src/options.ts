@@ -1,5 +1,5 @@
 import type { CellCompletion, HookCompletion, InterruptOutcome, WorkerExit } from "./completion.js";
-import type { HelloMessage, HookSlot, HostRequest } from "./wire.js";
+import type { HelloMessage, HookInput, HookSlot, HostRequest } from "./wire.js";
 
 /** A worker's role. */
 export type WorkerRole = "workbench" | "hooks";
@@ -75,7 +75,8 @@ export interface Worker {
   /** Settles once the worker and its whole tree are gone. */
   readonly exited: Promise<WorkerExit>;
   execute(code: string, opts?: ExecuteOptions): Promise<CellCompletion>;
-  invoke(slot: HookSlot, input: unknown, opts?: { id?: string }): Promise<HookCompletion>;
+  /** Invoke a hook slot; the input is validated against the slot's schema before it is sent. */
+  invoke<S extends HookSlot>(slot: S, input: HookInput<S>, opts?: { id?: string }): Promise<HookCompletion<S>>;
   interrupt(id: string): Promise<InterruptOutcome>;
   shutdown(): Promise<WorkerExit>;
   hardStop(reason: string): Promise<WorkerExit>;

@@ -9,6 +9,7 @@ import {
   type CompletedResult,
   type ExecuteMessage,
   type HelloMessage,
+  type HookInputOf,
   type HookResultOf,
   type HookSlot,
   type HostReply,
@@ -24,7 +25,10 @@ export type { CellResult, CompletedResult, HelloMessage, HookSlot, HostRequest }
 export { MAX_REQUESTS_PER_CELL, parseHookResult, parseHostRequest };
 
 /** The typed decision a hook slot returned, as @klbr/envelope validates it. */
-export type HookValue = HookResultOf<HookSlot>;
+export type HookValue<S extends HookSlot = HookSlot> = HookResultOf<S>;
+
+/** The typed input of a hook slot (C6). */
+export type HookInput<S extends HookSlot = HookSlot> = HookInputOf<S>;
 
 /** Session identity every envelope on one connection carries. */
 export interface Identity {

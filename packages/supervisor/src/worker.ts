@@ -30,6 +30,7 @@ import {
   parseHostRequest,
   type CompletedResult,
   type HelloMessage,
+  type HookInput,
   type HookSlot,
   type HostReplyBody,
   type HostRequest,
@@ -509,7 +510,7 @@ class WorkerProcess implements Worker {
     return cell.promise;
   }
 
-  async invoke(slot: HookSlot, input: unknown, opts: { id?: string } = {}): Promise<HookCompletion> {
+  async invoke<S extends HookSlot>(slot: S, input: HookInput<S>, opts: { id?: string } = {}): Promise<HookCompletion<S>> {
     if (this.role !== "hooks") throw new SupervisorError("WORKER_WRONG_ROLE", `invoke needs a hooks worker, pid ${this.#pid} is ${this.role}`);
     const id = opts.id ?? `h-${++this.#seq}`;
     if (!IDENTIFIER.test(id)) throw new SupervisorError("WORKER_INVALID_ARGUMENT", `invoke id ${JSON.stringify(id)} is not an identifier`);

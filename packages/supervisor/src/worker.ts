@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { rm } from "node:fs/promises";
 import { createServer, type Server, type Socket } from "node:net";
-import { execa, type ResultPromise } from "execa";
+import { execa } from "execa";
 import { Channel } from "./channel.js";
 import { workerCommand } from "./command.js";
 import type {
@@ -113,14 +113,12 @@ class WorkerProcess implements Worker {
   readonly #known: KnownProcs = new Map();
   readonly #deathListeners = new Set<(exit: WorkerExit) => void>();
   #resolveExited!: (exit: WorkerExit) => void;
-  #subprocess: ResultPromise | undefined;
   #pid = 0;
   #hello: HelloMessage | undefined;
   #channel: Channel | undefined;
   #phase: "starting" | "running" | "stopping" | "dead" = "starting";
   #stop: StopInfo | undefined;
   #exit: ExitInfo | undefined;
-  #exitSeen!: Promise<void>;
   #stdioClosed!: Promise<void>;
   #finalizing = false;
   #handshake: { resolve(): void; reject(err: SupervisorError): void } | undefined;
@@ -207,7 +205,6 @@ class WorkerProcess implements Worker {
       env,
       ...(this.#opts.cwd !== undefined ? { cwd: this.#opts.cwd } : {}),
     });
-    this.#subprocess = subprocess;
     if (subprocess.pid === undefined) {
       const result = await subprocess;
       this.#server.close();
@@ -228,12 +225,9 @@ class WorkerProcess implements Worker {
         (stream) => new Promise<void>((resolve) => (stream && !stream.destroyed ? stream.once("close", () => resolve()) : resolve())),
       ),
     ).then(() => undefined);
-    this.#exitSeen = new Promise<void>((resolve) => {
-      subprocess.once("exit", (code, signal) => {
-        this.#exit = { code, signal };
-        resolve();
-        void this.#onProcessExit();
-      });
+    subprocess.once("exit", (code, signal) => {
+      this.#exit = { code, signal };
+      void this.#onProcessExit();
     });
     void subprocess.catch(() => undefined);
 
@@ -256,7 +250,6 @@ class WorkerProcess implements Worker {
     } finally {
       clearTimeout(timer);
     }
-    this.#phase = "running";
     await rm(this.#socketPath, { force: true }).catch(() => undefined);
     if (this.#materialized !== undefined) await rm(this.#materialized, { force: true }).catch(() => undefined);
   }
@@ -265,6 +258,7 @@ class WorkerProcess implements Worker {
     const hs = this.#handshake;
     if (!hs) return;
     this.#handshake = undefined;
+    this.#channel?.close();
     hs.reject(err);
   }
 
@@ -298,6 +292,8 @@ class WorkerProcess implements Worker {
       return;
     }
     this.#hello = hello;
+    // Running from this message on: anything after it in the same chunk is an ordinary message.
+    this.#phase = "running";
     const hs = this.#handshake;
     this.#handshake = undefined;
     hs?.resolve();
@@ -310,7 +306,9 @@ class WorkerProcess implements Worker {
       this.#onHello(message);
       return;
     }
-    if (this.#phase === "dead" || this.#channel?.closed) return;
+    // While a graceful shutdown runs, a worker may still complete what it was doing.
+    const open = this.#phase === "running" || (this.#phase === "stopping" && this.#stop?.kind === "shutdown");
+    if (!open || this.#channel?.closed) return;
     switch (message.kind) {
       case "host_request":
         this.#onHostRequest(message as Extract<InboundMessage, { kind: "host_request" }>);
@@ -429,7 +427,8 @@ class WorkerProcess implements Worker {
   }
 
   #completeCell(cell: Operation<CellCompletion>, result: CompletedResult): void {
-    const base = { id: cell.id, startedAt: cell.startedAt, endedAt: Date.now(), endedBy: (cell.rung ?? "worker") as EndedBy };
+    const endedBy: EndedBy = cell.rung ?? (this.#stop?.kind === "shutdown" ? "shutdown" : "worker");
+    const base = { id: cell.id, startedAt: cell.startedAt, endedAt: Date.now(), endedBy };
     if (result.kind === "cell") {
       if (result.status === "yielded" && !this.#cellWaitAccepted) {
         this.#invalidate("protocol_violation", `execution ${JSON.stringify(cell.id)} yielded without an accepted wait`);

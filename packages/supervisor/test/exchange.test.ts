@@ -157,6 +157,21 @@ describe("interrupt ladder (fake worker)", () => {
     await worker.shutdown();
   });
 
+  it("a cell the worker completes while shutting down keeps the worker's record", async () => {
+    const worker = await startFake("requests", { env: { FAKE_GRACEFUL: "1" } });
+    const cell = worker.execute("ladder:3");
+    const exit = await worker.shutdown();
+    expect(exit).toMatchObject({ code: 0, reason: "shutdown" });
+    expect(await cell).toMatchObject({ kind: "cell", status: "interrupted", source: "worker", endedBy: "shutdown" });
+  });
+
+  it("a cell still running when a worker exits on shutdown is recorded as interrupted by the host", async () => {
+    const worker = await startFake("requests");
+    const cell = worker.execute("ladder:3");
+    await worker.shutdown();
+    expect(await cell).toMatchObject({ kind: "cell", status: "interrupted", source: "host", endedBy: "shutdown", reason: "shutdown" });
+  });
+
   it("shutdown of a worker that ignores it escalates to a kill after the grace", async () => {
     const worker = await startFake("requests", { shutdownGraceMs: 200, env: { FAKE_IGNORE_SHUTDOWN: "1" } });
     const exit = await worker.shutdown();

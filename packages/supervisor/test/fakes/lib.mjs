@@ -53,7 +53,7 @@ export function open(onMessage = () => {}) {
       const value = JSON.parse(buf.subarray(4, 4 + n).toString("utf8"));
       buf = buf.subarray(4 + n);
       log(`recv ${value.message.kind} ${value.message.id ?? ""}`);
-      if (value.message.kind === "shutdown" && !process.env.FAKE_IGNORE_SHUTDOWN) process.exit(0);
+      if (value.message.kind === "shutdown" && !process.env.FAKE_IGNORE_SHUTDOWN && !process.env.FAKE_GRACEFUL) process.exit(0);
       onMessage(value.message, socket);
     }
   });

@@ -8,6 +8,7 @@
 //   "spawn"     -> start `sleep 1000` and a setsid `sleep 1000`, complete with their pids
 //   "flood:<mb>" -> write mb MiB to raw stdout, then complete
 //   anything else -> complete ok with the code echoed
+// With FAKE_GRACEFUL set, `shutdown` completes the running cell as interrupted before exiting.
 import { spawn } from "node:child_process";
 import { frame, envelope, hello, open, send, cellOk } from "./lib.mjs";
 const interrupted = (id) => ({ kind: "completed", id, result: { kind: "cell", status: "interrupted", output: [], truncated_bytes: 0, error: "KeyboardInterrupt" } });
@@ -54,6 +55,10 @@ const socket = open((message) => {
     } else {
       send(socket, { kind: "completed", id: current.id, result: cellOk(code) });
     }
+  } else if (message.kind === "shutdown" && process.env.FAKE_GRACEFUL) {
+    // FAKE_GRACEFUL: finish the running cell as interrupted, then leave.
+    if (current) send(socket, interrupted(current.id));
+    socket.end(() => process.exit(0));
   } else if (message.kind === "interrupt") {
     if (current?.code === "ladder:1") send(socket, interrupted(current.id));
   } else if (message.kind === "host_reply") {

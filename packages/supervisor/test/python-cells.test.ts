@@ -93,6 +93,13 @@ describe("the real Python workbench", () => {
     expect(result(done)).toBe("'not_found'");
   });
 
+  it("a reply value too large for one frame becomes an internal error reply", async () => {
+    const done = await worker.execute("try:\n    await runtime.send('x')\nexcept Exception as e:\n    r = (e.code, 'frame' in str(e).lower() or 'encoded' in str(e))\nr", {
+      onHostRequest: () => ({ blob: "y".repeat(2_000_000) }),
+    });
+    expect(result(done)).toBe("('internal', True)");
+  });
+
   it("a reply that comes after its cell ended is not sent and satisfies nothing later", async () => {
     let lateDone!: () => void;
     const late = new Promise<void>((r) => (lateDone = r));

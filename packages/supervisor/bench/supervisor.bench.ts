@@ -11,6 +11,7 @@ import { resolvePython, startWorker, type Worker } from "../src/index.js";
 const PYTHON_DIR = fileURLToPath(new URL("../../../python", import.meta.url));
 const HOOKS_SOURCE = join(PYTHON_DIR, "klbr_hooks");
 const ECHO = fileURLToPath(new URL("./echo.py", import.meta.url));
+const NODE_WORKER = fileURLToPath(new URL("./node-worker.mjs", import.meta.url));
 const python = resolvePython();
 const MiB = 1024 * 1024;
 let gen = 0;
@@ -108,6 +109,15 @@ async function roundTrip(): Promise<void> {
   }
   const rate = n / ((now() - t0) / 1000);
   await w.shutdown();
+  const thin = await workbench({ command: [process.execPath, NODE_WORKER] });
+  for (let i = 0; i < 1000; i++) await thin.execute("1+1");
+  const hostOnly: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t = now();
+    await thin.execute("1+1");
+    hostOnly.push(now() - t);
+  }
+  await thin.shutdown();
   await pingPong(1000);
   const base = await pingPong(n);
   const p50 = pct(times, 50);
@@ -115,6 +125,8 @@ async function roundTrip(): Promise<void> {
   line("execute 1+1 round trip p50", ms(p50), `ping-pong ${ms(b50)}`, p50 / b50, "<= x4 and < 0.5 ms");
   line("execute 1+1 round trip p99", ms(pct(times, 99)), `ping-pong ${ms(pct(base, 99))}`, pct(times, 99) / pct(base, 99));
   line("cells per second", rate.toFixed(0), `ping-pongs/s ${(1000 / (base.reduce((a, b) => a + b, 0) / base.length)).toFixed(0)}`);
+  const h50 = pct(hostOnly, 50);
+  line("  same via a thin Node worker p50", ms(h50), `ping-pong ${ms(b50)}`, h50 / b50, "(host-side cost)");
 }
 
 async function hostRequest(): Promise<void> {

@@ -67,7 +67,7 @@ function tsVerdict(root: string): Verdict {
 
 describe("TypeScript and Python agree (random trees, one Python process per batch)", () => {
   const base = tempDir();
-  afterAll(() => removeDir(base));
+  afterAll(() => removeDir(base), 60_000);
   let batch = 0;
 
   const check = (trees: Entry[][]) => {
@@ -80,6 +80,7 @@ describe("TypeScript and Python agree (random trees, one Python process per batc
     const ours = roots.map(tsVerdict);
     const theirs = pythonVerdicts(roots);
     expect(theirs).toEqual(ours);
+    for (const root of roots) fs.rmSync(root, { recursive: true, force: true });
     return ours;
   };
 

@@ -564,7 +564,9 @@ class WorkerProcess implements Worker {
   async #ladder(op: AnyOperation): Promise<InterruptOutcome> {
     const outcome = (): InterruptOutcome => {
       const completion = op.result;
-      return completion ? { rung: op.rung ?? "message", completion } : { rung: op.rung ?? "message" };
+      // A hard stop from elsewhere (hardStop, shutdown) may end the cell while an earlier rung waits.
+      const rung = completion?.endedBy === "hard_stop" ? "hard_stop" : (op.rung ?? "message");
+      return completion ? { rung, completion } : { rung };
     };
     op.rung = "message";
     this.#channel?.send({ kind: "interrupt", id: op.id });

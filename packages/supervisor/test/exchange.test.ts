@@ -147,6 +147,15 @@ describe("interrupt ladder (fake worker)", () => {
     expect(worker.state).toBe("dead");
   });
 
+  it("a hard stop during the ladder's first grace is reported as the rung that ended it", async () => {
+    const worker = await startFake("requests", { interruptGraceMs: 5000 });
+    const cell = worker.execute("ladder:3", { id: "L4" });
+    const outcome = worker.interrupt("L4");
+    await worker.hardStop("operator_stop");
+    expect(await outcome).toMatchObject({ rung: "hard_stop", completion: { reason: "operator_stop" } });
+    expect(await cell).toMatchObject({ status: "interrupted", endedBy: "hard_stop" });
+  });
+
   it("an abort signal runs the ladder; interrupting what is not running reports not_running", async () => {
     const worker = await startFake("requests", graces);
     expect(await worker.interrupt("nothing")).toEqual({ rung: "not_running" });

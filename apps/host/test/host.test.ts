@@ -1,7 +1,9 @@
 import { chmodSync, cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { snapshotRelease } from "@klbr/activation";
+import { desc } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { waits } from "../src/db/schema";
 import { localSend } from "../src/requests/local";
 import type { LiveExecution, Notification } from "../src/requests/context";
 import { defaultPythonDir } from "../src/paths";
@@ -100,8 +102,8 @@ describe("scope and waiting", () => {
     const r = await cell("w = None\ntry:\n    w = await runtime.wait(5, reason='x')\nfinally:\n    pass");
     expect(r.status).toBe("yielded");
     // The reply is not visible to code after the await; the durable row is.
-    const rows = host.db.$client.prepare("SELECT pending_input, state FROM waits ORDER BY created_at_ms DESC LIMIT 1").get() as { pending_input: number; state: string };
-    expect(rows).toEqual({ pending_input: 1, state: "woken" });
+    const [wait] = host.db.select().from(waits).orderBy(desc(waits.createdAtMs)).limit(1).all();
+    expect(wait).toMatchObject({ pendingInput: true, state: "woken", wokenBy: "pending_input" });
   });
 
   test("a request from a background task after its cell ended gets scope_expired", async () => {
@@ -179,13 +181,13 @@ describe("workspace", () => {
   });
 
   test("a timeout kills the whole process tree and says so", async () => {
-    const r = await cell("o = await runtime.run(['sh', '-c', 'sleep 1000 & sleep 1000'], timeout_ms=300)\n(o['timed_out'], o['signal'])");
+    const r = await cell("o = await runtime.run(['sh', '-c', 'setsid sleep 1713 & sleep 1713 & sleep 1713'], timeout_ms=300)\n(o['timed_out'], o['signal'])");
     expect(resultOf(r)).toBe("(True, 'SIGKILL')");
     const sleepers = readdirSync("/proc")
       .filter((p) => /^\d+$/.test(p))
       .filter((p) => {
         try {
-          return readFileSync(`/proc/${p}/cmdline`, "utf8") === "sleep\u00001000\u0000";
+          return readFileSync(`/proc/${p}/cmdline`, "utf8") === "sleep\u00001713\u0000";
         } catch {
           return false;
         }

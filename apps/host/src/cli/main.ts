@@ -7,13 +7,17 @@ import { replCommand } from "./commands/repl";
 import { serveCommand } from "./commands/serve";
 import { statusCommand } from "./commands/status";
 
-type Action = (...args: never[]) => Promise<number>;
+/** A command body: the parsed command (for its options) and its positional arguments. */
+type Action = (command: Command, ...positional: string[]) => Promise<number>;
 
 /** Run a command and turn its result or its coded error into the exit status. */
 function run(action: Action) {
   return async (...args: unknown[]) => {
+    // commander passes the positional arguments, then the options, then the command itself.
+    const command = args.at(-1) as Command;
+    const positional = args.slice(0, -2) as string[];
     try {
-      process.exitCode = await (action as (...a: unknown[]) => Promise<number>)(...args);
+      process.exitCode = await action(command, ...positional);
     } catch (error) {
       const e = error as Error & { code?: string };
       process.stderr.write(`klbr: ${e.code ? `${e.code}: ` : ""}${e.message}\n`);
@@ -32,21 +36,21 @@ export function buildProgram(): Command {
   const common = (cmd: Command) => ({ ...program.opts(), ...cmd.opts() });
 
   program.command("init").description("create the data directory, managed skills directory and database").option("--json", "machine output on stdout")
-    .action(run(async function (this: Command) { return initCommand(common(this)); } as unknown as Action));
+    .action(run(async (cmd) => initCommand(common(cmd))));
   program.command("serve").description("run the daemon (control socket in the data directory)")
-    .action(run(async function (this: Command) { return serveCommand(common(this)); } as unknown as Action));
+    .action(run(async (cmd) => serveCommand(common(cmd))));
   program.command("exec").description("run one cell and print its outputs; exit 0 ok/yielded, 1 error, 130 interrupted, 70 failed")
     .argument("[code]", "Python source of the cell").option("-f, --file <file>", "read the cell from a file (- for stdin)").option("--json", "the execution record as JSON on stdout")
-    .action(run(async function (this: Command, code: string | undefined) { return execCommand(code, common(this)); } as unknown as Action));
+    .action(run(async (cmd, code?: string) => execCommand(code, common(cmd))));
   program.command("repl").description("interactive cells (daemon, or an embedded host when none runs); :say TEXT posts operator input")
-    .action(run(async function (this: Command) { return replCommand(common(this)); } as unknown as Action));
+    .action(run(async (cmd) => replCommand(common(cmd))));
   program.command("log").description("print the durable log").option("--follow", "keep printing new entries").option("--json", "one JSON object per line").option("-n, --limit <n>", "only the last n entries")
-    .action(run(async function (this: Command) { return logCommand(common(this)); } as unknown as Action));
+    .action(run(async (cmd) => logCommand(common(cmd))));
   program.command("release").description("snapshot a behaviour source draft into releases/<digest>; prints its path")
     .argument("<draft>", "the draft source directory").option("--json", "machine output on stdout")
-    .action(run(async function (this: Command, draft: string) { return releaseCommand(draft, common(this)); } as unknown as Action));
+    .action(run(async (cmd, draft) => releaseCommand(draft, common(cmd))));
   program.command("status").description("workers, pids, generations, epoch, skills revision, tails").option("--json", "machine output on stdout")
-    .action(run(async function (this: Command) { return statusCommand(common(this)); } as unknown as Action));
+    .action(run(async (cmd) => statusCommand(common(cmd))));
   return program;
 }
 

@@ -1,5 +1,6 @@
 import { realpath, stat } from "node:fs/promises";
 import { isAbsolute, relative, resolve, sep } from "node:path";
+import { killTree } from "@klbr/supervisor";
 import { execa } from "execa";
 import { invalidRequest, ReplyError } from "./errors";
 import type { RequestContext } from "./context";
@@ -107,12 +108,15 @@ export async function workspaceRun(
   child.stdout?.on("data", (c: Buffer) => stdout.push(c));
   child.stderr?.on("data", (c: Buffer) => stderr.push(c));
   let timedOut = false;
+  let treeKilled: Promise<unknown> = Promise.resolve();
   const timer = setTimeout(() => {
     timedOut = true;
-    killGroup(child.pid);
+    // Walk the tree before killing (a setsid grandchild leaves the group but not the tree).
+    if (child.pid) treeKilled = killTree(child.pid);
   }, timeoutMs);
   const result = await child;
   clearTimeout(timer);
+  await treeKilled;
   // The command may have left background descendants in its group: they go with it.
   killGroup(child.pid);
   if (result.failed && result.exitCode === undefined && !result.signal && !timedOut) {

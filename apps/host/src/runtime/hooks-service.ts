@@ -47,7 +47,7 @@ export class HooksService {
       gen.pinnedBy.add(live.id);
     }
     if (gen.worker.state === "dead") return { ok: false, reason: "hooks worker is not running", revision: gen.revision };
-    const completion = await gen.worker.invoke(slot, input);
+    const completion = await gen.worker.invoke(slot, input as never);
     if (completion.kind === "hook") return { ok: true, value: completion.value as Record<string, unknown>, revision: gen.revision };
     return { ok: false, reason: describeFailure(completion), revision: gen.revision };
   }

@@ -36,7 +36,8 @@ export class SkillsService {
     } catch (error) {
       const code = (error as { code?: string }).code;
       if (code === "SKILL_NOT_FOUND") throw new ReplyError("not_found", (error as Error).message);
-      if (code === "SKILL_CHANGED") throw new ReplyError("conflict", (error as Error).message);
+      // The body changed between indexing and reading, or a root is unusable: nothing half-read is served.
+      if (code === "SKILL_CHANGED" || code === "SKILL_ROOT_INVALID") throw new ReplyError("unavailable", (error as Error).message);
       throw error;
     }
   }

@@ -1,6 +1,6 @@
-import { mkdtempSync, mkdirSync, writeFileSync } from "node:fs";
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Worker } from "../src/index.js";
 import { startPython } from "./helpers.js";
@@ -43,6 +43,7 @@ describe("the real Python hooks worker", () => {
   });
   afterAll(async () => {
     await worker?.shutdown();
+    rmSync(dirname(source), { recursive: true, force: true });
   });
 
   it("says hello with the source digest and both slots", () => {

@@ -15,6 +15,8 @@ export interface ReleaseRef {
 const REPLY_CODES: Record<string, string> = {
   ACTIVATION_EPOCH_CONFLICT: "epoch_conflict",
   ACTIVATION_HANDSHAKE_FAILED: "unavailable",
+  ACTIVATION_HANDSHAKE_TIMEOUT: "timeout",
+  SOURCE_NOT_FOUND: "not_found",
 };
 
 /**
@@ -52,9 +54,15 @@ export class BehaviourManager {
   async activate(path: string, expectedEpoch: number): Promise<{ generation: HooksGeneration }> {
     let candidate: HooksGeneration | null = null;
     try {
-      const result = await this.store.activate({ path, expectedEpoch }, async (release) => {
-        candidate = await this.spawn({ path: release.path, digest: release.digest, epoch: expectedEpoch + 1 });
-        this.candidates.add(candidate.worker);
+      const result = await this.store.activate({ path, expectedEpoch }, async (release, { signal }) => {
+        const gen = await this.spawn({ path: release.path, digest: release.digest, epoch: expectedEpoch + 1 });
+        // A candidate that came up after the handshake budget ran out must not linger.
+        if (signal.aborted) {
+          await gen.worker.shutdown().catch(() => undefined);
+          throw new Error("the candidate came up after the handshake budget");
+        }
+        candidate = gen;
+        this.candidates.add(gen.worker);
       });
       const gen = candidate as HooksGeneration | null;
       if (!gen) throw new ReplyError("internal", "activation succeeded without a candidate worker");

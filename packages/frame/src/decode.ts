@@ -1,9 +1,13 @@
+import { Buffer } from "node:buffer";
 import { MAX_DEPTH } from "./constants";
 import { countParsedKeys, findDuplicateKey } from "./duplicates";
 import { FrameError } from "./errors";
+import { inspectParsed, keysAccountedFor } from "./inspect";
 import { checkFrameLength } from "./length";
 import { scanText } from "./scan";
 import { decodeUtf8 } from "./utf8";
+
+const UNICODE_ESCAPE = Buffer.from("\\u");
 
 // Shows at most this many characters of an offending literal in a message.
 const SHOWN = 40;
@@ -22,15 +26,54 @@ export function decodePayload(bytes: Uint8Array): unknown {
   checkFrameLength(bytes.length);
   const text = decodeUtf8(bytes);
   if (text.charCodeAt(0) === 0xfeff) throw new FrameError("FRAME_BOM", "payload starts with a byte-order mark (ef bb bf)");
-  const scan = scanText(text);
-  if (scan.tooDeepAt !== -1) {
-    throw new FrameError("FRAME_TOO_DEEP", `nesting deeper than ${MAX_DEPTH} at character ${scan.tooDeepAt}`);
-  }
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (cause) {
-    throw new FrameError("FRAME_INVALID_JSON", `invalid JSON: ${(cause as Error).message}`, { cause });
+    refuseUnparsable(text, cause);
+  }
+  // Fast path: JSON.parse plus one walk settle almost every payload; the lexical scan runs
+  // only when something needs the source text to decide (and then decides everything).
+  // A lone surrogate can only come from a \u escape (the text was decoded fatally), so the
+  // strings are only checked when the text holds one; one search is cheaper than that walk.
+  // Long texts are searched as UTF-8 bytes (half the memory of a two-byte string; every
+  // character searched for is ASCII, so byte and character counts agree).
+  const source = bytes.length > 4096 ? Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) : text;
+  const escapes = typeof source === "string" ? source.includes("\\u") : source.includes(UNICODE_ESCAPE);
+  const seen = inspectParsed(value, escapes);
+  if (seen.clean && keysAccountedFor(source, value, seen.keys, escapes)) return value;
+  checkStrictly(text, value);
+  return value;
+}
+
+/** decodePayload without the fast path: always the full lexical check (tests compare the two). */
+export function decodePayloadExhaustively(bytes: Uint8Array): unknown {
+  checkFrameLength(bytes.length);
+  const text = decodeUtf8(bytes);
+  if (text.charCodeAt(0) === 0xfeff) throw new FrameError("FRAME_BOM", "payload starts with a byte-order mark (ef bb bf)");
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (cause) {
+    refuseUnparsable(text, cause);
+  }
+  checkStrictly(text, value);
+  return value;
+}
+
+function refuseUnparsable(text: string, cause: unknown): never {
+  const scan = scanText(text);
+  if (scan.tooDeepAt !== -1) {
+    throw new FrameError("FRAME_TOO_DEEP", `nesting deeper than ${MAX_DEPTH} at character ${scan.tooDeepAt}`);
+  }
+  throw new FrameError("FRAME_INVALID_JSON", `invalid JSON: ${(cause as Error).message}`, { cause });
+}
+
+// The precise check of a text that parsed: every remaining rule, in precedence order.
+function checkStrictly(text: string, value: unknown): void {
+  const scan = scanText(text);
+  if (scan.tooDeepAt !== -1) {
+    throw new FrameError("FRAME_TOO_DEEP", `nesting deeper than ${MAX_DEPTH} at character ${scan.tooDeepAt}`);
   }
   if (scan.loneSurrogateAt !== -1) {
     const escape = text.slice(scan.loneSurrogateAt, scan.loneSurrogateAt + 6);
@@ -46,5 +89,4 @@ export function decodePayload(bytes: Uint8Array): unknown {
     const key = findDuplicateKey(text) ?? "?";
     throw new FrameError("FRAME_DUPLICATE_KEY", `duplicate object key ${JSON.stringify(shown(key))}`);
   }
-  return value;
 }

@@ -4,8 +4,14 @@ import { FrameError } from "./errors";
 
 const utf8 = new TextEncoder();
 
-function refuse(path: string, what: string): FrameError {
-  return new FrameError("FRAME_UNENCODABLE", `cannot encode ${what} at ${path || "the top level"}`);
+// The trail of keys / indexes from the top to the current node, formatted only for a message.
+function where(trail: (string | number)[]): string {
+  if (trail.length === 0) return "the top level";
+  return trail.map((step) => (typeof step === "number" ? `[${step}]` : `.${step}`)).join("");
+}
+
+function refuse(trail: (string | number)[], what: string): FrameError {
+  return new FrameError("FRAME_UNENCODABLE", `cannot encode ${what} at ${where(trail)}`);
 }
 
 function describe(value: unknown): string {
@@ -43,9 +49,11 @@ function isPlainArray(value: object): boolean {
 interface Walk {
   ancestors: Set<object>;
   budget: number;
+  trail: (string | number)[];
 }
 
-function check(value: unknown, depth: number, path: string, walk: Walk): void {
+function check(value: unknown, depth: number, walk: Walk): void {
+  const path = walk.trail;
   if (--walk.budget < 0) {
     throw new FrameError("FRAME_TOO_LARGE", `value has more than ${MAX_FRAME_BYTES} nodes, so it cannot fit a frame`);
   }
@@ -69,19 +77,24 @@ function check(value: unknown, depth: number, path: string, walk: Walk): void {
       if (!(isArray ? isPlainArray(value) : isPlainObject(value))) throw refuse(path, describe(value));
       if (walk.ancestors.has(value)) throw refuse(path, "a cycle");
       if (depth >= MAX_DEPTH) {
-        throw new FrameError("FRAME_TOO_DEEP", `nesting deeper than ${MAX_DEPTH} at ${path || "the top level"}`);
+        throw new FrameError("FRAME_TOO_DEEP", `nesting deeper than ${MAX_DEPTH} at ${where(path)}`);
       }
       if (Object.getOwnPropertySymbols(value).length > 0) throw refuse(path, "an object with symbol keys");
       walk.ancestors.add(value);
       if (isArray) {
         const items = value as unknown[];
-        for (let i = 0; i < items.length; i++) check(items[i], depth + 1, `${path}[${i}]`, walk);
+        for (let i = 0; i < items.length; i++) {
+          path.push(i);
+          check(items[i], depth + 1, walk);
+          path.pop();
+        }
       } else {
         const record = value as Record<string, unknown>;
         for (const key of Object.keys(record)) {
-          const at = `${path}.${key}`;
-          if (!isWellFormed(key)) throw refuse(at, "a key with a lone surrogate");
-          check(record[key], depth + 1, at, walk);
+          path.push(key);
+          if (!isWellFormed(key)) throw refuse(path, "a key with a lone surrogate");
+          check(record[key], depth + 1, walk);
+          path.pop();
         }
       }
       walk.ancestors.delete(value);
@@ -94,7 +107,7 @@ function check(value: unknown, depth: number, path: string, walk: Walk): void {
 
 // Validated JSON text and its UTF-8 length; throws before anything is written.
 function stringify(value: unknown): { text: string; length: number } {
-  check(value, 0, "", { ancestors: new Set(), budget: MAX_FRAME_BYTES });
+  check(value, 0, { ancestors: new Set(), budget: MAX_FRAME_BYTES, trail: [] });
   const text = JSON.stringify(value);
   const length = Buffer.byteLength(text, "utf8");
   if (length > MAX_FRAME_BYTES) {

@@ -9,6 +9,30 @@ describe("UTF-8", () => {
     expect(decodeUtf8(Uint8Array.of(0xef, 0xbb, 0xbf, 0x31))).toBe("\ufeff1");
   });
 
+  it("decodeUtf8 accepts exactly what the fatal TextDecoder accepts, with the same text", () => {
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 0, max: 255 }), { maxLength: 12 }), fc.string({ unit: "binary", maxLength: 8 }), (list, str) => {
+        for (const bytes of [Uint8Array.from(list), new TextEncoder().encode(str)]) {
+          let want: string | undefined;
+          try {
+            want = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
+          } catch {
+            want = undefined;
+          }
+          let got: string | undefined;
+          try {
+            got = decodeUtf8(bytes);
+          } catch (error) {
+            expect(error).toMatchObject({ code: "FRAME_INVALID_UTF8" });
+            got = undefined;
+          }
+          expect(got).toBe(want);
+        }
+      }),
+      { numRuns: 5000, seed: 11 },
+    );
+  });
+
   it("firstInvalidUtf8 agrees with the fatal TextDecoder on random bytes", () => {
     const interesting = fc.constantFrom(0x00, 0x41, 0x7f, 0x80, 0x8f, 0x90, 0x9f, 0xa0, 0xbf, 0xc0, 0xc1, 0xc2, 0xdf, 0xe0, 0xed, 0xef, 0xf0, 0xf4, 0xf5, 0xff);
     fc.assert(

@@ -1,0 +1,122 @@
+import { Buffer } from "node:buffer";
+import { MAX_DEPTH, MAX_SAFE_INTEGER } from "./constants";
+
+/** What one walk over a parsed value found. */
+export interface Inspection {
+  /** Own keys over every object. */
+  keys: number;
+  /**
+   * False when a number is beyond ±(2^53 - 1) or non-finite, a string or key holds a lone
+   * surrogate (only a \u escape can put one there: the text was decoded fatally), or
+   * nesting passes MAX_DEPTH.
+   */
+  clean: boolean;
+}
+
+/**
+ * Walks a value JSON.parse returned: counts keys, and flags anything the source text must
+ * settle (a huge number may be a legal float literal or an unsafe integer literal; depth is
+ * only walked to MAX_DEPTH + 1, since JSON.parse itself is not recursive). Strings are only
+ * checked for lone surrogates when `checkStrings` is set: the caller skips that when the text
+ * holds no `\u` at all.
+ */
+export function inspectParsed(value: unknown, checkStrings = true): Inspection {
+  const state: Walk = { keys: 0, clean: true, checkStrings, ownOnly: prototypeIsPolluted() };
+  visit(value, 0, state);
+  return { keys: state.keys, clean: state.clean };
+}
+
+interface Walk extends Inspection {
+  checkStrings: boolean;
+  ownOnly: boolean;
+}
+
+const EMPTY = {};
+
+// for-in is the fast way over JSON.parse objects, but it also yields enumerable properties
+// someone added to Object.prototype; then the walk falls back to own keys only.
+function prototypeIsPolluted(): boolean {
+  for (const _ in EMPTY) return true;
+  return false;
+}
+
+function isWellFormed(text: string): boolean {
+  return (text as unknown as { isWellFormed(): boolean }).isWellFormed();
+}
+
+function visit(value: unknown, depth: number, state: Walk): void {
+  if (typeof value === "number") {
+    if (!(value <= MAX_SAFE_INTEGER && value >= -MAX_SAFE_INTEGER)) state.clean = false;
+    return;
+  }
+  if (typeof value === "string") {
+    if (state.checkStrings && !isWellFormed(value)) state.clean = false;
+    return;
+  }
+  if (typeof value !== "object" || value === null) return;
+  if (depth >= MAX_DEPTH) {
+    state.clean = false;
+    return;
+  }
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const item: unknown = value[i];
+      if (item !== null && typeof item !== "boolean") visit(item, depth + 1, state);
+    }
+    return;
+  }
+  const record = value as Record<string, unknown>;
+  if (state.ownOnly) {
+    for (const key of Object.keys(record)) visitEntry(key, record[key], depth, state);
+  } else {
+    for (const key in record) visitEntry(key, record[key], depth, state);
+  }
+}
+
+function visitEntry(key: string, item: unknown, depth: number, state: Walk): void {
+  state.keys++;
+  if (state.checkStrings && !isWellFormed(key)) state.clean = false;
+  if (item !== null && typeof item !== "boolean") visit(item, depth + 1, state);
+}
+
+const ESCAPED_COLON = Buffer.from("\\u003");
+
+function countColons(text: string | Buffer): number {
+  let count = 0;
+  if (typeof text === "string") {
+    for (let at = text.indexOf(":"); at !== -1; at = text.indexOf(":", at + 1)) count++;
+  } else {
+    // A number, not ":": Buffer#indexOf converts a string needle on every call.
+    for (let at = text.indexOf(0x3a); at !== -1; at = text.indexOf(0x3a, at + 1)) count++;
+  }
+  return count;
+}
+
+function colonsInStrings(value: unknown): number {
+  if (typeof value === "string") return countColons(value);
+  if (typeof value !== "object" || value === null) return 0;
+  let count = 0;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) count += colonsInStrings(value[i]);
+    return count;
+  }
+  const record = value as Record<string, unknown>;
+  for (const key of Object.keys(record)) count += countColons(key) + colonsInStrings(record[key]);
+  return count;
+}
+
+/**
+ * True when the parsed keys account for every key in the text, so no key was a duplicate.
+ * Every structural `:` introduces one key. Raw colons inside strings are subtracted by
+ * counting them in the parsed strings, which is exact when no `\u003a` escape spells one;
+ * a dropped duplicate always leaves the count short, so this never accepts a duplicate.
+ * `mayHoldEscapes` false says the caller already knows the text holds no `\u` at all. The text
+ * may be given as its UTF-8 bytes (a colon is one byte), which searches faster when long.
+ */
+export function keysAccountedFor(text: string | Buffer, value: unknown, keys: number, mayHoldEscapes = true): boolean {
+  const colons = countColons(text);
+  if (colons === keys) return true;
+  // \u003a / \u003A is the only other spelling of a colon inside a string.
+  if (mayHoldEscapes && (typeof text === "string" ? text.includes("\\u003") : text.includes(ESCAPED_COLON))) return false;
+  return colons - colonsInStrings(value) === keys;
+}

@@ -117,6 +117,28 @@ describe("klbr against a running daemon", () => {
     expect(repl.stdout).toMatch(/\[wake\] wait wait-\S+ woken by event:\d+/);
   });
 
+  test("operator messages sent by a cell appear in the repl", async () => {
+    const repl = await klbr(["repl"], "await runtime.send('visible in the repl')\n:quit\n");
+    expect(repl.stdout).toContain("[to operator] visible in the repl");
+  });
+
+  test("Ctrl-C on klbr exec interrupts the running cell; the namespace survives", async () => {
+    const child = spawn(CLI[0]!, [...CLI.slice(1), "--data-dir", dataDir, "--workspace", workspace, "exec", "survived = True\nwhile True: pass"], { cwd: HOST_DIR, stdio: ["ignore", "pipe", "pipe"] });
+    let stderr = "";
+    child.stderr.on("data", (c) => (stderr += c));
+    // Wait until the daemon reports the cell running, then interrupt the way a terminal does.
+    for (let i = 0; i < 200; i++) {
+      const status = JSON.parse((await klbr(["status", "--json"])).stdout) as { workbenches: Array<{ running: string | null }> };
+      if (status.workbenches[0]?.running) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    child.kill("SIGINT");
+    const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+    expect(code).toBe(130);
+    expect(stderr).toContain("interrupted");
+    expect((await klbr(["exec", "survived"])).stdout).toBe("True\n");
+  });
+
   test("a workspace command with a timeout", async () => {
     const r = await klbr(["exec", "o = await runtime.run(['sleep', '30'], timeout_ms=200)\n(o['timed_out'], o['exit_code'])"]);
     expect(r.stdout).toBe("(True, None)\n");

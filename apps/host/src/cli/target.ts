@@ -9,6 +9,8 @@ export interface Target {
   readonly embedded: boolean;
   execute(code: string): Promise<ExecutionReport>;
   say(text: string): Promise<unknown>;
+  /** Interrupt whatever cell runs in the session (Ctrl-C). */
+  interrupt(): Promise<unknown>;
   status(): Promise<unknown>;
   subscribe(onEvent: (event: unknown) => void): Promise<void>;
   close(): Promise<void>;
@@ -40,6 +42,7 @@ export async function openTarget(opts: CommonOptions, onEmbedded?: () => void): 
       embedded: false,
       execute: (code) => client.request({ op: "exec", code }) as Promise<ExecutionReport>,
       say: (text) => client.request({ op: "say", text }),
+      interrupt: () => client.request({ op: "interrupt" }),
       status: () => client.request({ op: "status" }),
       subscribe: (onEvent) => client.subscribe(onEvent),
       close: async () => client.close(),
@@ -51,6 +54,7 @@ export async function openTarget(opts: CommonOptions, onEmbedded?: () => void): 
     embedded: true,
     execute: (code) => host.execute(code),
     say: (text) => host.postInput(text),
+    interrupt: () => host.interrupt({}),
     status: async () => host.status(),
     subscribe: async (onEvent) => void host.subscribe(onEvent),
     close: () => host.stop(),

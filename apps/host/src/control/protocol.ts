@@ -2,7 +2,7 @@
 export type ControlRequest =
   | { id: number; op: "exec"; code: string; session?: string }
   | { id: number; op: "say"; text: string; source?: string; session?: string }
-  | { id: number; op: "interrupt"; execution_id: string }
+  | { id: number; op: "interrupt"; execution_id?: string; session?: string }
   | { id: number; op: "status" }
   | { id: number; op: "subscribe" };
 

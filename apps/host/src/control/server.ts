@@ -86,7 +86,10 @@ async function answer(host: Host, req: ControlRequest): Promise<unknown> {
       if (typeof req.text !== "string") throw new HostError("CONTROL_PROTOCOL", "say needs a text string");
       return host.postInput(req.text, { ...(req.source ? { source: req.source } : {}), ...(req.session ? { sessionId: req.session } : {}) });
     case "interrupt":
-      return host.interrupt(req.execution_id);
+      return host.interrupt({
+        ...(req.execution_id ? { executionId: req.execution_id } : {}),
+        ...(req.session ? { sessionId: req.session } : {}),
+      });
     case "status":
       return host.status();
     default:

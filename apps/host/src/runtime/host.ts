@@ -257,10 +257,14 @@ export class Host implements HostServices {
     }
   }
 
-  /** Interrupt a running cell through the C7 ladder. */
-  async interrupt(executionId: string): Promise<unknown> {
+  /** Interrupt a running cell through the C7 ladder: by id, or whatever runs in the session. */
+  async interrupt(target: { executionId?: string; sessionId?: string }): Promise<unknown> {
     for (const bench of this.workbenches.values()) {
-      if (bench.live?.id === executionId && bench.worker) return bench.worker.interrupt(executionId);
+      const live = bench.live;
+      if (!live || !bench.worker) continue;
+      if (target.executionId ? live.id === target.executionId : bench.sessionId === (target.sessionId ?? ROOT_SESSION)) {
+        return { execution_id: live.id, ...(await bench.worker.interrupt(live.id)) };
+      }
     }
     return { rung: "not_running" };
   }

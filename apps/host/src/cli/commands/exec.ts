@@ -8,12 +8,16 @@ export async function execCommand(code: string | undefined, opts: CommonOptions 
   if ((code === undefined) === (opts.file === undefined)) throw new HostError("CLI_USAGE", "give the cell as an argument or with -f FILE (exactly one)");
   const source = opts.file !== undefined ? readFileSync(opts.file === "-" ? 0 : opts.file, "utf8") : code!;
   const target = await openTarget(opts, () => process.stderr.write("klbr: no daemon running; using an embedded host\n"));
+  // Ctrl-C interrupts the cell (the C7 ladder), it does not abandon it: the record still closes.
+  const onSigint = () => void target.interrupt().catch(() => undefined);
+  process.on("SIGINT", onSigint);
   try {
     const report = await target.execute(source);
     if (opts.json) process.stdout.write(`${JSON.stringify(report)}\n`);
     else writeExecution(report, process.stdout, process.stderr);
     return EXIT_BY_STATUS[report.status] ?? 70;
   } finally {
+    process.off("SIGINT", onSigint);
     await target.close();
   }
 }

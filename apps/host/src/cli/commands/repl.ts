@@ -30,6 +30,19 @@ export async function replCommand(opts: CommonOptions): Promise<number> {
     rl.setPrompt(buffer.length > 0 ? "...   " : "klbr> ");
     if (interactive) rl.prompt();
   };
+  // Ctrl-C interrupts a running cell (the C7 ladder); at the prompt it drops the unfinished block.
+  let running = false;
+  const onSigint = () => {
+    if (running) {
+      void target.interrupt().catch(() => undefined);
+      return;
+    }
+    buffer = [];
+    process.stdout.write("\n");
+    prompt();
+  };
+  rl.on("SIGINT", onSigint);
+  process.on("SIGINT", onSigint);
   prompt();
   for await (const line of rl) {
     if (buffer.length === 0 && line.startsWith(":")) {
@@ -59,11 +72,17 @@ export async function replCommand(opts: CommonOptions): Promise<number> {
     const code = buffer.join("\n");
     buffer = [];
     if (code.trim() !== "") {
-      const report = await target.execute(code);
-      writeExecution(report, process.stdout, process.stderr);
+      running = true;
+      try {
+        const report = await target.execute(code);
+        writeExecution(report, process.stdout, process.stderr);
+      } finally {
+        running = false;
+      }
     }
     prompt();
   }
+  process.off("SIGINT", onSigint);
   rl.close();
   await target.close();
   return 0;

@@ -1,0 +1,60 @@
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, describe, expect, test } from "vitest";
+import { migrateHostDb, openSqlite } from "../src/db/open";
+import { headerChain } from "../src/store/headers";
+import { startExecution } from "../src/store/executions";
+import { createWait, getWait } from "../src/store/waits";
+import { Host } from "../src/runtime/host";
+import { getExecution } from "../src/store/executions";
+import { resultOf, tempDir } from "./helpers";
+
+const dataDir = tempDir();
+const workspace = tempDir("klbr-w-");
+afterAll(() => {
+  rmSync(dataDir, { recursive: true, force: true });
+  rmSync(workspace, { recursive: true, force: true });
+});
+
+describe("a host started again on the same data directory", () => {
+  test("recovers: a cell left running is interrupted from the host's observation, an overdue wait is woken", async () => {
+    const first = await Host.start({ dataDir, workspace });
+    expect(resultOf(await first.execute("kept = 41\nkept + 1"))).toBe("42");
+    await first.stop();
+
+    // What a crash leaves behind: a running execution and an open wait past its deadline.
+    const sqlite = openSqlite(join(dataDir, "klbr.sqlite"));
+    const db = migrateHostDb(sqlite);
+    startExecution(db, { id: "ex-crashed", sessionId: "root", generation: "g-1", code: "import time; time.sleep(99)", startedAtMs: 1_000 });
+    createWait(db, { id: "wait-overdue", sessionId: "root", executionId: "ex-crashed", reason: "r", seconds: 1, nowMs: 1_000 });
+    sqlite.close();
+
+    const second = await Host.start({ dataDir, workspace });
+    try {
+      expect(getExecution(second.db, "ex-crashed")).toMatchObject({ status: "interrupted", endedBy: "host_restart" });
+      expect(getWait(second.db, "wait-overdue")).toMatchObject({ state: "woken", wokenBy: "deadline" });
+      // The namespace did not survive (a new generation), the log did.
+      const r = await second.execute("'kept' in dir()");
+      expect(resultOf(r)).toBe("False");
+      expect(r.generation).toBe("g-2");
+    } finally {
+      await second.stop();
+    }
+  });
+
+  test("a skill written between generations is offered then, recorded as a host header revision", async () => {
+    const skill = join(dataDir, "skills", "release_notes");
+    mkdirSync(skill, { recursive: true });
+    writeFileSync(join(skill, "SKILL.md"), "# release_notes\n\nWrite them from the log.\n");
+    const host = await Host.start({ dataDir, workspace });
+    try {
+      const chain = headerChain(host.db, "root") as Array<{ type: string; actor?: { origin: string } }>;
+      expect(chain[0]!.type).toBe("header_pin");
+      expect(chain.at(-1)).toMatchObject({ type: "header_revision", actor: { origin: "host" } });
+      const r = await host.execute("import klbr.skills.release_notes as s\n(s.__doc__.splitlines()[0], 'release_notes' in (await runtime.instructions())['text'])");
+      expect(resultOf(r)).toBe("('# release_notes', True)");
+    } finally {
+      await host.stop();
+    }
+  });
+});

@@ -14,6 +14,7 @@ import asyncio
 import json
 import math
 import re
+from array import array
 from itertools import accumulate
 from typing import Any
 
@@ -91,22 +92,32 @@ def _check_length(length: int) -> None:
 
 # --- decoding ---------------------------------------------------------------------------------
 
-# The lexical depth rule shared with the TypeScript scanner: outside a string "[" and "{" nest
-# one deeper, "]" and "}" one shallower (depth may go negative); inside a string a backslash
-# hides the next character and '"' ends it; an unterminated string runs to the end.
-_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*(?:"|\\?\Z)', re.S)
-_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
-_DEPTH_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
+# The lexical depth rule shared with the TypeScript scanner, applied to the UTF-8 bytes (every
+# character it looks at is ASCII, and no multi-byte sequence holds an ASCII byte): a backslash,
+# in a string or not, hides the next character; outside a string "[" and "{" nest one deeper,
+# "]" and "}" one shallower (depth may go negative); '"' starts or ends a string, and an
+# unterminated string runs to the end.
+_ESCAPE_PAIR = re.compile(rb"\\.", re.S)
+_NOT_STRUCTURE = bytes(b for b in range(256) if b not in b'"[]{}')
+_STRING_BODY = re.compile(rb'"[^"]*(?:"|\Z)')
+_DEPTH_STEP = bytes.maketrans(b"[{]}", b"\x01\x01\xff\xff")
 # A \u escape naming a surrogate; only a hint, the parsed strings are the authority.
-_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def _too_deep(text: str) -> bool:
-    if text.count("[") + text.count("{") <= MAX_DEPTH:
+def _too_deep(data: bytes) -> bool:
+    if data.count(b"[") + data.count(b"{") <= MAX_DEPTH:
         return False
-    brackets = _NOT_BRACKET.sub("", _STRING.sub("", text))
-    return max(accumulate(map(_DEPTH_STEP.__getitem__, brackets)), default=0) > MAX_DEPTH
+    if b"\\" in data:
+        data = _ESCAPE_PAIR.sub(b"", data)
+    # Only quotes and brackets are left; string bodies now hold no quote, so dropping every ""
+    # (an empty string, or the seam between two strings) keeps the outside intact.
+    structure = data.translate(None, _NOT_STRUCTURE).replace(b'""', b"")
+    if b'"' in structure:
+        structure = _STRING_BODY.sub(b"", structure)
+    brackets = structure.translate(_DEPTH_STEP)
+    return max(accumulate(array("b", brackets)), default=0) > MAX_DEPTH
 
 
 class _Violation(Exception):
@@ -162,8 +173,8 @@ def _first_lone_surrogate(value: Any) -> str | None:
     return None
 
 
-def _check_surrogates(text: str, value: Any) -> None:
-    if "\\u" in text and _SURROGATE_ESCAPE.search(text):
+def _check_surrogates(data: bytes, value: Any) -> None:
+    if b"\\u" in data and _SURROGATE_ESCAPE.search(data):
         found = _first_lone_surrogate(value)
         if found is not None:
             raise FrameError(
@@ -175,7 +186,7 @@ def _parse_error(error: Exception) -> FrameError:
     return FrameError("FRAME_INVALID_JSON", f"invalid JSON: {error}")
 
 
-def _slow_parse(text: str) -> Any:
+def _slow_parse(data: bytes, text: str) -> Any:
     """Parses again collecting every violation, then raises the one with precedence."""
     non_finite: list[str] = []
     unsafe: list[str] = []
@@ -209,7 +220,7 @@ def _slow_parse(text: str) -> Any:
         value = decoder.decode(text)
     except json.JSONDecodeError as error:
         raise _parse_error(error) from None
-    _check_surrogates(text, value)
+    _check_surrogates(data, value)
     if non_finite:
         raise FrameError("FRAME_NON_FINITE", f"number literal {_shown(non_finite[0])} overflows a double")
     if unsafe:
@@ -222,25 +233,26 @@ def _slow_parse(text: str) -> Any:
 def decode_payload(data: bytes | bytearray | memoryview) -> Any:
     """Decodes one payload (no header) under the strict wire profile (C1)."""
     _check_length(len(data))
+    raw = data if type(data) is bytes else bytes(data)
     try:
-        text = str(data, "utf-8")
+        text = raw.decode("utf-8")
     except UnicodeDecodeError as error:
-        shown = bytes(error.object[error.start : error.start + 4]).hex(" ")
+        shown = raw[error.start : error.start + 4].hex(" ")
         raise FrameError("FRAME_INVALID_UTF8", f"invalid UTF-8 at byte {error.start} ({shown})") from None
     if text.startswith("\ufeff"):
         raise FrameError("FRAME_BOM", "payload starts with a byte-order mark (ef bb bf)")
-    if _too_deep(text):
+    if _too_deep(raw):
         raise FrameError("FRAME_TOO_DEEP", f"nesting deeper than {MAX_DEPTH}")
     try:
         value = _FAST.decode(text)
     except _Violation:
-        return _slow_parse(text)
+        return _slow_parse(raw, text)
     except json.JSONDecodeError as error:
         raise _parse_error(error) from None
     except RecursionError:
         # Only reachable when the caller's own stack is nearly exhausted.
         raise FrameError("FRAME_TOO_DEEP", "nesting exhausted the interpreter's recursion limit") from None
-    _check_surrogates(text, value)
+    _check_surrogates(raw, value)
     return value
 
 

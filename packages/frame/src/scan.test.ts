@@ -20,6 +20,11 @@ describe("scanText (the lexical pass)", () => {
     expect(scanText(`"\\\\"${"[".repeat(129)}`).tooDeepAt).toBe(132);
   });
 
+  it("lets a backslash outside a string hide the next character too, like the Python rule", () => {
+    expect(scanText(`\\${"[".repeat(129)}`).tooDeepAt).toBe(-1);
+    expect(scanText(`\\${"[".repeat(130)}`).tooDeepAt).toBe(130);
+  });
+
   it("lets depth go negative, exactly like the Python rule", () => {
     expect(scanText(`]]${"[".repeat(130)}`).tooDeepAt).toBe(-1);
     expect(scanText(`]]${"[".repeat(131)}`).tooDeepAt).toBe(132);

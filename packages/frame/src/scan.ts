@@ -34,10 +34,10 @@ function hex4(text: string, at: number): number {
 
 /**
  * One pass over the text, skipping string bodies with indexOf. It is purely lexical so it
- * is defined for any text, valid JSON or not: outside a string `[`/`{` nest one deeper and
- * `]`/`}` one shallower (depth may go negative); inside a string a backslash hides the
- * next code unit and `"` ends it. The Python decoder applies the same rule, so both report
- * FRAME_TOO_DEEP for the same bytes before either parses them.
+ * is defined for any text, valid JSON or not: a backslash, in a string or not, hides the next
+ * code unit; outside a string `[`/`{` nest one deeper and `]`/`}` one shallower (depth may go
+ * negative); `"` starts or ends a string, and an unterminated one runs to the end. The Python
+ * decoder applies the same rule, so both report FRAME_TOO_DEEP for the same bytes.
  */
 export function scanText(text: string): TextScan {
   const n = text.length;
@@ -86,6 +86,10 @@ export function scanText(text: string): TextScan {
         else break;
       }
       if (text.charCodeAt(i) === 0x3a /* : */) keys++;
+      continue;
+    }
+    if (c === BACKSLASH) {
+      i += 2; // only in invalid JSON; the rule is the same as inside strings
       continue;
     }
     if (c === 0x5b || c === 0x7b) {

@@ -1,3 +1,4 @@
 import { packageBuild } from "../../tsup.config.base";
 
-export default packageBuild(["src/index.ts", "src/cli.ts"]);
+// Splitting keeps each CLI command in its own chunk, so a command loads only what it uses.
+export default packageBuild(["src/index.ts", "src/cli.ts"], { splitting: true });

@@ -44,7 +44,8 @@ const raw = await time(500, () => baselineWorker.execute("1+1"));
 await baselineWorker.shutdown();
 
 const dataDir = mkdtempSync("/tmp/klbr-b-");
-const host = await Host.start({ dataDir, workspace: dataDir });
+const workspace = mkdtempSync("/tmp/klbr-bw-");
+const host = await Host.start({ dataDir, workspace });
 const inProcess = await time(500, () => host.execute("1+1"));
 await host.stop();
 
@@ -64,4 +65,5 @@ if (!existsSync(join(HOST_DIR, "dist", "cli.js"))) {
   await new Promise((r) => daemon.once("exit", r));
 }
 rmSync(dataDir, { recursive: true, force: true });
+rmSync(workspace, { recursive: true, force: true });
 console.log(`python: ${resolvePython()}`);

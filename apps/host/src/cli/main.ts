@@ -1,11 +1,7 @@
 import { Command } from "commander";
-import { execCommand } from "./commands/exec";
-import { initCommand } from "./commands/init";
-import { logCommand } from "./commands/log";
-import { releaseCommand } from "./commands/release";
-import { replCommand } from "./commands/repl";
-import { serveCommand } from "./commands/serve";
-import { statusCommand } from "./commands/status";
+
+// Commands are imported when they run: `klbr exec` against a daemon should not pay for loading
+// the whole host (SQLite, valibot, the supervisor) just to send one frame.
 
 /** A command body: the parsed command (for its options) and its positional arguments. */
 type Action = (command: Command, ...positional: string[]) => Promise<number>;
@@ -36,21 +32,21 @@ export function buildProgram(): Command {
   const common = (cmd: Command) => ({ ...program.opts(), ...cmd.opts() });
 
   program.command("init").description("create the data directory, managed skills directory and database").option("--json", "machine output on stdout")
-    .action(run(async (cmd) => initCommand(common(cmd))));
+    .action(run(async (cmd) => (await import("./commands/init")).initCommand(common(cmd))));
   program.command("serve").description("run the daemon (control socket in the data directory)")
-    .action(run(async (cmd) => serveCommand(common(cmd))));
+    .action(run(async (cmd) => (await import("./commands/serve")).serveCommand(common(cmd))));
   program.command("exec").description("run one cell and print its outputs; exit 0 ok/yielded, 1 error, 130 interrupted, 70 failed")
     .argument("[code]", "Python source of the cell").option("-f, --file <file>", "read the cell from a file (- for stdin)").option("--json", "the execution record as JSON on stdout")
-    .action(run(async (cmd, code?: string) => execCommand(code, common(cmd))));
+    .action(run(async (cmd, code?: string) => (await import("./commands/exec")).execCommand(code, common(cmd))));
   program.command("repl").description("interactive cells (daemon, or an embedded host when none runs); :say TEXT posts operator input")
-    .action(run(async (cmd) => replCommand(common(cmd))));
+    .action(run(async (cmd) => (await import("./commands/repl")).replCommand(common(cmd))));
   program.command("log").description("print the durable log").option("--follow", "keep printing new entries").option("--json", "one JSON object per line").option("-n, --limit <n>", "only the last n entries")
-    .action(run(async (cmd) => logCommand(common(cmd))));
+    .action(run(async (cmd) => (await import("./commands/log")).logCommand(common(cmd))));
   program.command("release").description("snapshot a behaviour source draft into releases/<digest>; prints its path")
     .argument("<draft>", "the draft source directory").option("--json", "machine output on stdout")
-    .action(run(async (cmd, draft) => releaseCommand(draft, common(cmd))));
+    .action(run(async (cmd, draft) => (await import("./commands/release")).releaseCommand(draft!, common(cmd))));
   program.command("status").description("workers, pids, generations, epoch, skills revision, tails").option("--json", "machine output on stdout")
-    .action(run(async (cmd) => statusCommand(common(cmd))));
+    .action(run(async (cmd) => (await import("./commands/status")).statusCommand(common(cmd))));
   return program;
 }
 

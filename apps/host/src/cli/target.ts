@@ -1,8 +1,7 @@
 import { existsSync } from "node:fs";
 import { ControlClient } from "../control/client";
-import { probeSocket } from "../control/server";
 import { dataLayout, defaultDataDir } from "../paths";
-import { Host, type ExecutionReport } from "../runtime/host";
+import type { ExecutionReport } from "../runtime/host";
 
 /** What a CLI command talks to: the running daemon, or a host embedded in the command. */
 export interface Target {
@@ -30,8 +29,12 @@ export function dataDirOf(opts: CommonOptions): string {
 /** Connect to the daemon of this data directory, or return null when none answers. */
 export async function connectDaemon(opts: CommonOptions): Promise<ControlClient | null> {
   const socket = dataLayout(dataDirOf(opts)).controlSocket;
-  if (!existsSync(socket) || !(await probeSocket(socket))) return null;
-  return ControlClient.connect(socket);
+  if (!existsSync(socket)) return null;
+  try {
+    return await ControlClient.connect(socket);
+  } catch {
+    return null; // a stale socket file from a daemon that died
+  }
 }
 
 /** The daemon when one runs, otherwise an embedded host on the same data directory. */
@@ -49,6 +52,7 @@ export async function openTarget(opts: CommonOptions, onEmbedded?: () => void): 
     };
   }
   onEmbedded?.();
+  const { Host } = await import("../runtime/host");
   const host = await Host.start({ dataDir: dataDirOf(opts), ...(opts.workspace ? { workspace: opts.workspace } : {}) });
   return {
     embedded: true,

@@ -17,7 +17,7 @@ import hashlib
 import json
 import re
 from datetime import datetime, timezone
-from typing import Any, Iterable, Optional, Sequence, Union
+from typing import Any, Iterable, Optional, Sequence
 
 __all__ = [
     "HEADER_ERROR_CODES",
@@ -385,9 +385,6 @@ def diff_patches(old_text: str, new_text: str, source: str) -> Optional[list[dic
 
 # ---------------------------------------------------------------------------------------------
 # Verified changes
-
-ChangeBase = Union[str, Sequence[dict]]
-
 
 def _base_of(base: Any) -> tuple[str, Optional[list[dict]]]:
     if isinstance(base, str):

@@ -12,7 +12,10 @@ describe("UTF-8", () => {
   it("decodeUtf8 accepts exactly what the fatal TextDecoder accepts, with the same text", () => {
     fc.assert(
       fc.property(fc.array(fc.integer({ min: 0, max: 255 }), { maxLength: 12 }), fc.string({ unit: "binary", maxLength: 8 }), (list, str) => {
-        for (const bytes of [Uint8Array.from(list), new TextEncoder().encode(str)]) {
+        // Also past 1 KiB, where the check switches to isUtf8 + a lenient decoder.
+        const pad = new Uint8Array(1100).fill(0x61);
+        const long = Uint8Array.from([...pad, ...list]);
+        for (const bytes of [Uint8Array.from(list), new TextEncoder().encode(str), long]) {
           let want: string | undefined;
           try {
             want = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);

@@ -100,6 +100,7 @@ def _check_length(length: int) -> None:
 _ESCAPE_PAIR = re.compile(rb"\\.", re.S)
 _NOT_STRUCTURE = bytes(b for b in range(256) if b not in b'"[]{}')
 _STRING_BODY = re.compile(rb'"[^"]*(?:"|\Z)')
+_NOT_OPENER = bytes(b for b in range(256) if b not in b"[{")
 _DEPTH_STEP = bytes.maketrans(b"[{]}", b"\x01\x01\xff\xff")
 # A \u escape naming a surrogate; only a hint, the parsed strings are the authority.
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
@@ -107,7 +108,8 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _too_deep(data: bytes) -> bool:
-    if data.count(b"[") + data.count(b"{") <= MAX_DEPTH:
+    # One pass (translate) rather than two counts: few payloads hold 129 openers at all.
+    if len(data.translate(None, _NOT_OPENER)) <= MAX_DEPTH:
         return False
     if b"\\" in data:
         data = _ESCAPE_PAIR.sub(b"", data)
@@ -174,7 +176,7 @@ def _first_lone_surrogate(value: Any) -> str | None:
 
 
 def _check_surrogates(data: bytes, value: Any) -> None:
-    if b"\\u" in data and _SURROGATE_ESCAPE.search(data):
+    if _SURROGATE_ESCAPE.search(data):
         found = _first_lone_surrogate(value)
         if found is not None:
             raise FrameError(

@@ -355,3 +355,38 @@ def test_missing_token_fails_startup():
     with FakeHost(token=None, accept=False) as fake:
         assert fake.wait() == 1
         assert "WORKER_TOKEN_MISSING" in fake.stderr()
+
+
+def test_a_cell_cancelling_its_own_task_without_awaiting_completes_interrupted(host):
+    # The cancellation cannot reach the cell's code any more; the task still ends cancelled.
+    result = host.execute("import asyncio\nasyncio.current_task().cancel()")
+    assert result["status"] == "interrupted"
+    assert result["output"] == [{"stream": "result", "text": "True"}]
+    assert cell_ok(host.execute("1+1")) == [{"stream": "result", "text": "2"}]
+
+
+def test_a_request_queued_before_the_cell_ends_is_written_before_its_completion(host):
+    op_id = host.new_id()
+    host.send({
+        "kind": "execute", "id": op_id,
+        "code": "import asyncio\nt = asyncio.ensure_future(runtime.send('x'))\nawait asyncio.sleep(0)",
+    })
+    first = host.recv()
+    assert first["kind"] == "host_request" and first["execution_id"] == op_id
+    second = host.recv()
+    assert second["kind"] == "completed" and second["id"] == op_id
+    assert second["result"]["status"] == "ok"
+    # Its late reply is discarded; the worker keeps serving.
+    host.send({"kind": "host_reply", "id": first["id"], "execution_id": op_id, "reply": {"kind": "ok", "value": 1}})
+    assert cell_ok(host.execute("t.exception().code")) == [{"stream": "result", "text": "'scope_expired'"}]
+
+
+def test_lone_expression_cells_and_statement_cells_alternate(host):
+    assert cell_ok(host.execute("x = 20")) == []
+    assert cell_ok(host.execute("x + 22")) == [{"stream": "result", "text": "42"}]
+    assert cell_ok(host.execute("_ * 2")) == [{"stream": "result", "text": "84"}]
+    result = host.execute("1 +")
+    assert result["status"] == "error" and "SyntaxError" in result["error"]
+    result = host.execute("undefined_name")
+    assert result["status"] == "error"
+    assert 'File "<cell ' in result["error"] and "NameError" in result["error"]

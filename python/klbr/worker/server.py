@@ -52,7 +52,7 @@ _KLBR_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 class Foreground:
     """The one running operation: a cell (with its scope and capture) or a hook invocation."""
 
-    __slots__ = ("id", "kind", "task", "armed", "interrupted", "scope", "capture")
+    __slots__ = ("id", "kind", "task", "armed", "interrupted", "scope", "capture", "completed")
 
     def __init__(
         self, id: str, kind: str, scope: ExecutionScope | None = None, capture: OutputCapture | None = None
@@ -65,6 +65,8 @@ class Foreground:
         self.interrupted = False
         self.scope = scope
         self.capture = capture
+        #: True once the completion was sent (by the cell's task itself, or by its done callback).
+        self.completed = False
 
 
 def _diagnose(line: str) -> None:
@@ -258,15 +260,20 @@ class Worker:
     def _complete(self, operation_id: str, result: dict) -> None:
         if self.exit_code is not None:
             return
-        message = {"kind": "completed", "id": operation_id, "result": result}
         try:
-            frame = self.conn.encode(message)
+            if result["kind"] == "cell":
+                frame = self.conn.encode_cell_completion(
+                    operation_id, result["status"], result["output"], result["truncated_bytes"], result["error"]
+                )
+            else:
+                frame = self.conn.encode({"kind": "completed", "id": operation_id, "result": result})
         except Exception as error:  # FrameError: a hook value the wire cannot carry
             reason, _ = _cut_error(f"the result could not be encoded: {error}")
             frame = self.conn.encode(
                 {"kind": "completed", "id": operation_id, "result": {"kind": "failed", "error": reason}}
             )
-        self.conn.send(frame)
+        # Completions are only made on the loop thread outside any operation's code: write now.
+        self.conn.send_direct(frame)
 
     def _failed(self, operation_id: str, reason: str) -> None:
         self._complete(operation_id, {"kind": "failed", "error": _cut_error(reason)[0]})
@@ -299,7 +306,7 @@ class Worker:
         context.run(current_scope.set, scope)
         self.fg = fg
         sys.stdout, sys.stderr = self._stdout, self._stderr
-        fg.task = self.loop.create_task(self._run_cell(fg, code), context=context)
+        fg.task = self.loop.create_task(self._cell_task(fg, code), context=context)
         fg.task.add_done_callback(lambda task: self._cell_done(fg, task))
 
     def _on_yield(self, fg: Foreground) -> None:
@@ -333,12 +340,30 @@ class Worker:
             return "error", format_error(error)
         return "ok", None
 
+    async def _cell_task(self, fg: Foreground, code: str) -> tuple[str, str | None]:
+        outcome = await self._run_cell(fg, code)
+        # The cell's code is over (fg.armed is False, so no KeyboardInterrupt can land here) and
+        # nothing below awaits: complete from inside the task, writing the frame at once, instead
+        # of two loop iterations later (done callback, then the queued write). A cancellation
+        # requested too late to be delivered still ends the task cancelled, and so "interrupted":
+        # that case is left to the done callback, as before.
+        task = fg.task
+        if task is not None and not getattr(task, "_must_cancel", True):
+            self._end_cell(fg, *outcome)
+        return outcome
+
     def _cell_done(self, fg: Foreground, task: asyncio.Task) -> None:
-        assert fg.scope is not None and fg.capture is not None
+        if fg.completed:
+            return
         if task.cancelled():
             status, error = "interrupted", None
         else:
             status, error = task.result()
+        self._end_cell(fg, status, error)
+
+    def _end_cell(self, fg: Foreground, status: str, error: str | None) -> None:
+        assert fg.scope is not None and fg.capture is not None
+        fg.completed = True
         if fg.scope.yielded:
             status, error = "yielded", None
         self.client.expire(fg.scope)

@@ -117,3 +117,92 @@ def test_chained_exceptions_are_formatted(cell):
 
 def test_final_expression_after_statements_runs_in_order(cell):
     assert cell("out = []\nout.append(1)\nout.append(2)\nout") == [1, 2]
+
+
+# -- the eval-first fast path gives what the general path gives ---------------------------------
+
+_LONE_EXPRESSIONS = [
+    "1+1", "x", "print", "f()", "a.b.c(1, 2)[3]", "(1,\n2)", "[i * i for i in range(3)]",
+    "{'a': 1}", "not x or y", "await g()", "x if y else z", "f'{x!r:>10}'", "-1", "'\u00e9t\u00e9'",
+    "1 # a comment", "# a comment\nx", "\n\nx", "x\n", "1 is 1", "()(1)", "...", "a < b <= c != d == e",
+]
+
+
+def _same_code(a, b) -> None:
+    assert a.co_code == b.co_code
+    assert a.co_flags == b.co_flags
+    assert a.co_names == b.co_names
+    assert a.co_filename == b.co_filename
+    assert a.co_firstlineno == b.co_firstlineno
+    assert list(a.co_positions()) == list(b.co_positions())
+    assert len(a.co_consts) == len(b.co_consts)
+    for x, y in zip(a.co_consts, b.co_consts):
+        if hasattr(x, "co_code"):
+            _same_code(x, y)
+        else:
+            assert x == y and type(x) is type(y)
+
+
+@pytest.mark.filterwarnings("ignore")
+@pytest.mark.parametrize("source", _LONE_EXPRESSIONS)
+def test_a_lone_expression_compiles_to_the_general_paths_code(source):
+    fast = CellCompiler().compile(source, "c1")
+    general = CellCompiler().compile_general(source, "<cell c1>")
+    assert fast.expression is not None and general.expression is not None
+    _same_code(fast.expression, general.expression)
+    # The general path's body is empty (nothing to run first); the fast path has none at all.
+    assert fast.body is None or fast.body.co_code == general.body.co_code
+    assert general.body.co_names == () and general.body.co_consts in ((None,), ())
+
+
+@pytest.mark.filterwarnings("ignore")
+@pytest.mark.parametrize(
+    "source",
+    ["x = 1", "f(a=1)", "x\ny", "(y := 2)", "lambda: 1", "'\\d'", "1if x else 2", "[await g(x) for x in y]", "1;"],
+)
+def test_other_cells_take_the_general_path_and_behave_the_same(source):
+    compiled = CellCompiler().compile(source, "c1")
+    assert compiled.body is not None
+
+
+def _warnings_of(compile_one) -> list[str]:
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            compile_one()
+        except SyntaxError:
+            pass
+    return [f"{w.category.__name__}: {w.message}" for w in caught]
+
+
+@pytest.mark.parametrize(
+    "source",
+    ["1 is 1", "x = 1 is 1", "(1 is 1, (yield))", "f(1 is 1, a=1, a=2)", "'\\d' + 1 is 1", "1.and 2",
+     "(1)(2)", "(1 is 1, lambda: (yield))", "[1 is 1 for x in y]", "(1 is 1) +"],
+)
+def test_compile_warnings_are_emitted_as_often_as_by_the_general_path(source):
+    fast = _warnings_of(lambda: CellCompiler().compile(source, "w1"))
+    general = _warnings_of(lambda: CellCompiler().compile_general(source, "<cell w1>"))
+    assert fast == general
+    assert len(fast) <= 2
+
+
+def test_fast_path_errors_match_the_general_path():
+    for source in (" 1", "1 +", "(", "x\x00"):
+        with pytest.raises((SyntaxError, ValueError)) as fast:
+            CellCompiler().compile(source, "c1")
+        with pytest.raises((SyntaxError, ValueError)) as general:
+            CellCompiler().compile_general(source, "<cell c1>")
+        assert type(fast.value) is type(general.value)
+        assert str(fast.value) == str(general.value)
+
+
+def test_a_lone_expression_cell_sets_underscore_and_keeps_future_flags(cell):
+    cell("from __future__ import annotations")
+    flags = cell.compiler.flags
+    assert cell("2 * 21") == 42
+    assert cell.namespace["_"] == 42
+    assert cell.compiler.flags == flags
+    assert cell("def f(a: undefined_name): pass\nf.__annotations__") == {"a": "undefined_name"}

@@ -394,11 +394,13 @@ def _refuse(path: str, what: str) -> FrameError:
 
 
 class _Walk:
-    __slots__ = ("ancestors", "budget")
+    __slots__ = ("ancestors", "budget", "size")
 
     def __init__(self) -> None:
         self.ancestors: set[int] = set()
         self.budget = MAX_FRAME_BYTES
+        # A lower bound of the payload bytes: every code point of a string or key is >= 1 byte.
+        self.size = 0
 
 
 def _check(value: Any, depth: int, path: str, walk: _Walk) -> None:
@@ -409,6 +411,7 @@ def _check(value: Any, depth: int, path: str, walk: _Walk) -> None:
     if kind is str:
         if _SURROGATE.search(value):
             raise _refuse(path, "a string with a lone surrogate")
+        walk.size += len(value)
     elif kind is int:
         if abs(value) > MAX_SAFE_INTEGER:
             raise _refuse(path, f"the integer {value}, beyond ±(2^53 - 1)")
@@ -433,6 +436,7 @@ def _check(value: Any, depth: int, path: str, walk: _Walk) -> None:
                 at = f"{path}.{key}"
                 if _SURROGATE.search(key):
                     raise _refuse(at, "a key with a lone surrogate")
+                walk.size += len(key)
                 _check(item, depth + 1, at, walk)
         walk.ancestors.discard(id(value))
     else:
@@ -447,7 +451,10 @@ def encode_payload(value: Any) -> bytes:
     ±(2**53 - 1) and strings holding surrogates; over 128 levels is ``FRAME_TOO_DEEP``; a
     payload over 1 MiB is ``FRAME_TOO_LARGE``.
     """
-    _check(value, 0, "", _Walk())
+    walk = _Walk()
+    _check(value, 0, "", walk)
+    if walk.size > MAX_FRAME_BYTES:  # refuse before serializing all of it
+        raise FrameError("FRAME_TOO_LARGE", f"payload of at least {walk.size} bytes exceeds {MAX_FRAME_BYTES} bytes")
     payload = json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"), check_circular=False)
     data = payload.encode("utf-8")
     if len(data) > MAX_FRAME_BYTES:

@@ -111,6 +111,11 @@ def test_encoder_depth_and_size():
     assert len(encode_payload("x" * (MAX_FRAME_BYTES - 2))) == MAX_FRAME_BYTES
 
 
+def test_encoder_refuses_strings_that_cannot_fit_before_serializing():
+    error = _code(encode_payload, ["x" * 700_000, {"k" * 400_000: 1}])
+    assert error.code == "FRAME_TOO_LARGE" and "at least 1100000 bytes" in str(error)
+
+
 def test_encoder_bounds_a_shared_subtree_explosion():
     value: object = 0
     for _ in range(40):

@@ -113,6 +113,10 @@ describe("encodePayload refuses what JSON.stringify would drop or change", () =>
     refused(value, "FRAME_TOO_LARGE", /nodes/);
   });
 
+  it("refuses strings that cannot fit before serializing them", () => {
+    refused(["x".repeat(700_000), { ["k".repeat(400_000)]: 1 }], "FRAME_TOO_LARGE", /at least 1100000 bytes/);
+  });
+
   it("refuses depth 129 with FRAME_TOO_DEEP, naming where", () => {
     let value: unknown = 0;
     for (let i = 0; i < 129; i++) value = { k: value };

@@ -50,6 +50,8 @@ interface Walk {
   ancestors: Set<object>;
   budget: number;
   trail: (string | number)[];
+  /** A lower bound of the payload bytes: every UTF-16 unit of a string or key is >= 1 byte. */
+  size: number;
 }
 
 function check(value: unknown, depth: number, walk: Walk): void {
@@ -60,6 +62,7 @@ function check(value: unknown, depth: number, walk: Walk): void {
   switch (typeof value) {
     case "string":
       if (!isWellFormed(value)) throw refuse(path, "a string with a lone surrogate");
+      walk.size += value.length;
       return;
     case "number":
       if (!Number.isFinite(value)) throw refuse(path, `the non-finite number ${value}`);
@@ -93,6 +96,7 @@ function check(value: unknown, depth: number, walk: Walk): void {
         for (const key of Object.keys(record)) {
           path.push(key);
           if (!isWellFormed(key)) throw refuse(path, "a key with a lone surrogate");
+          walk.size += key.length;
           check(record[key], depth + 1, walk);
           path.pop();
         }
@@ -107,7 +111,12 @@ function check(value: unknown, depth: number, walk: Walk): void {
 
 // Validated JSON text and its UTF-8 length; throws before anything is written.
 function stringify(value: unknown): { text: string; length: number } {
-  check(value, 0, { ancestors: new Set(), budget: MAX_FRAME_BYTES, trail: [] });
+  const walk: Walk = { ancestors: new Set(), budget: MAX_FRAME_BYTES, trail: [], size: 0 };
+  check(value, 0, walk);
+  // Refuse a value that cannot fit before serializing all of it.
+  if (walk.size > MAX_FRAME_BYTES) {
+    throw new FrameError("FRAME_TOO_LARGE", `payload of at least ${walk.size} bytes exceeds ${MAX_FRAME_BYTES} bytes`);
+  }
   const text = JSON.stringify(value);
   const length = Buffer.byteLength(text, "utf8");
   if (length > MAX_FRAME_BYTES) {

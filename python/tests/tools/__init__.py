@@ -1,0 +1,1 @@
+"""Test helpers for the frame codec: the vector reader and the differential oracle."""

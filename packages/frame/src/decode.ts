@@ -23,15 +23,8 @@ function shown(literal: string): string {
  * FRAME_UNSAFE_INTEGER, FRAME_DUPLICATE_KEY.
  */
 export function decodePayload(bytes: Uint8Array): unknown {
-  checkFrameLength(bytes.length);
-  const text = decodeUtf8(bytes);
-  if (text.charCodeAt(0) === 0xfeff) throw new FrameError("FRAME_BOM", "payload starts with a byte-order mark (ef bb bf)");
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (cause) {
-    refuseUnparsable(text, cause);
-  }
+  const text = readText(bytes);
+  const value = parse(text);
   // Fast path: JSON.parse plus one walk settle almost every payload; the lexical scan runs
   // only when something needs the source text to decide (and then decides everything).
   // A lone surrogate can only come from a \u escape (the text was decoded fatally), so the
@@ -48,17 +41,27 @@ export function decodePayload(bytes: Uint8Array): unknown {
 
 /** decodePayload without the fast path: always the full lexical check (tests compare the two). */
 export function decodePayloadExhaustively(bytes: Uint8Array): unknown {
+  const text = readText(bytes);
+  const value = parse(text);
+  checkStrictly(text, value);
+  return value;
+}
+
+// The rules that come before JSON: length, UTF-8, BOM.
+function readText(bytes: Uint8Array): string {
   checkFrameLength(bytes.length);
   const text = decodeUtf8(bytes);
   if (text.charCodeAt(0) === 0xfeff) throw new FrameError("FRAME_BOM", "payload starts with a byte-order mark (ef bb bf)");
-  let value: unknown;
+  return text;
+}
+
+// JSON.parse, with FRAME_TOO_DEEP before FRAME_INVALID_JSON for text that does not parse.
+function parse(text: string): unknown {
   try {
-    value = JSON.parse(text);
+    return JSON.parse(text) as unknown;
   } catch (cause) {
-    refuseUnparsable(text, cause);
+    return refuseUnparsable(text, cause);
   }
-  checkStrictly(text, value);
-  return value;
 }
 
 function refuseUnparsable(text: string, cause: unknown): never {

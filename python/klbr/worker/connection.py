@@ -113,6 +113,12 @@ class Connection:
             and is_identifier(session_id)
             and is_identifier(generation)
         )
+        self._completed_head = (
+            f'{{"version":{PROTOCOL_VERSION},"session_id":{_JSON(session_id)},"generation":{_JSON(generation)},'
+            '"message":{"kind":"completed","id":"'
+            if self._plain_identity
+            else ""
+        )
 
     @classmethod
     def connect(cls, path: str, session_id: str, generation: str) -> "Connection":
@@ -141,23 +147,12 @@ class Connection:
         if self._plain_identity and is_identifier(operation_id) and _plain_cell_result(
             status, output, truncated_bytes, error
         ):
-            payload = _JSON(
-                {
-                    "version": PROTOCOL_VERSION,
-                    "session_id": self.session_id,
-                    "generation": self.generation,
-                    "message": {
-                        "kind": "completed",
-                        "id": operation_id,
-                        "result": {
-                            "kind": "cell",
-                            "status": status,
-                            "output": [{"stream": r["stream"], "text": r["text"]} for r in output],
-                            "truncated_bytes": truncated_bytes,
-                            "error": error,
-                        },
-                    },
-                }
+            # The validated copy's field order; ids, statuses and ints need no JSON escaping.
+            records = _JSON([{"stream": r["stream"], "text": r["text"]} for r in output]) if output else "[]"
+            payload = (
+                f'{self._completed_head}{operation_id}","result":{{"kind":"cell","status":"{status}",'
+                f'"output":{records},"truncated_bytes":{truncated_bytes},'
+                f'"error":{"null" if error is None else _JSON(error)}}}}}}}'
             ).encode("utf-8")
             if len(payload) <= MAX_FRAME_BYTES:
                 return len(payload).to_bytes(HEADER_BYTES, "big") + payload

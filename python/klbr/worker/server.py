@@ -52,7 +52,7 @@ _KLBR_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 class Foreground:
     """The one running operation: a cell (with its scope and capture) or a hook invocation."""
 
-    __slots__ = ("id", "kind", "task", "armed", "interrupted", "scope", "capture", "completed")
+    __slots__ = ("id", "kind", "task", "armed", "interrupted", "scope", "capture", "completed", "on_done")
 
     def __init__(
         self, id: str, kind: str, scope: ExecutionScope | None = None, capture: OutputCapture | None = None
@@ -67,6 +67,7 @@ class Foreground:
         self.capture = capture
         #: True once the completion was sent (by the cell's task itself, or by its done callback).
         self.completed = False
+        self.on_done: Any = None
 
 
 def _diagnose(line: str) -> None:
@@ -307,7 +308,8 @@ class Worker:
         self.fg = fg
         sys.stdout, sys.stderr = self._stdout, self._stderr
         fg.task = self.loop.create_task(self._cell_task(fg, code), context=context)
-        fg.task.add_done_callback(lambda task: self._cell_done(fg, task))
+        fg.on_done = lambda task: self._cell_done(fg, task)
+        fg.task.add_done_callback(fg.on_done)
 
     def _on_yield(self, fg: Foreground) -> None:
         # A task the cell spawned had its wait accepted: the cell ends (as yielded) too.
@@ -349,6 +351,7 @@ class Worker:
         # that case is left to the done callback, as before.
         task = fg.task
         if task is not None and not getattr(task, "_must_cancel", True):
+            task.remove_done_callback(fg.on_done)
             self._end_cell(fg, *outcome)
         return outcome
 

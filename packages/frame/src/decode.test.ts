@@ -60,6 +60,8 @@ describe("decodePayload", () => {
     proto.polluted = 1;
     try {
       expect(decodePayload(utf8('{"a":1,"b":{"c":2}}'))).toEqual({ a: 1, b: { c: 2 } });
+      expect(codeOf(utf8('{"a":1,"b":{"c":2,"c":3}}')).code).toBe("FRAME_DUPLICATE_KEY");
+      expect(codeOf(utf8('{"a":[12345678901234567]}')).code).toBe("FRAME_UNSAFE_INTEGER");
     } finally {
       delete proto.polluted;
     }

@@ -21,20 +21,23 @@ export interface Inspection {
  * holds no `\u` at all.
  */
 export function inspectParsed(value: unknown, checkStrings = true): Inspection {
-  const state: Walk = { keys: 0, clean: true, checkStrings, ownOnly: prototypeIsPolluted() };
-  visit(value, 0, state);
-  return { keys: state.keys, clean: state.clean };
+  // Module state instead of a per-call object: the walk is synchronous and runs no user code.
+  keyCount = 0;
+  clean = true;
+  strings = checkStrings;
+  if (prototypeIsPolluted()) visitOwn(value, 0);
+  else if (scalar(value)) visit(value as object, 0);
+  return { keys: keyCount, clean };
 }
 
-interface Walk extends Inspection {
-  checkStrings: boolean;
-  ownOnly: boolean;
-}
+let keyCount = 0;
+let clean = true;
+let strings = true;
 
 const EMPTY = {};
 
 // for-in is the fast way over JSON.parse objects, but it also yields enumerable properties
-// someone added to Object.prototype; then the walk falls back to own keys only.
+// someone added to Object.prototype; then the walk takes own keys only.
 function prototypeIsPolluted(): boolean {
   for (const _ in EMPTY) return true;
   return false;
@@ -44,39 +47,54 @@ function isWellFormed(text: string): boolean {
   return (text as unknown as { isWellFormed(): boolean }).isWellFormed();
 }
 
-function visit(value: unknown, depth: number, state: Walk): void {
+// Checks a number or a string; true when the value is a container to descend into.
+function scalar(value: unknown): boolean {
+  if (typeof value === "object") return value !== null;
   if (typeof value === "number") {
-    if (!(value <= MAX_SAFE_INTEGER && value >= -MAX_SAFE_INTEGER)) state.clean = false;
-    return;
+    if (!(value <= MAX_SAFE_INTEGER && value >= -MAX_SAFE_INTEGER)) clean = false;
+  } else if (strings && typeof value === "string" && !isWellFormed(value)) {
+    clean = false;
   }
-  if (typeof value === "string") {
-    if (state.checkStrings && !isWellFormed(value)) state.clean = false;
-    return;
-  }
-  if (typeof value !== "object" || value === null) return;
+  return false;
+}
+
+// The hot walk: scalars are checked inline so only containers cost a call.
+function visit(value: object, depth: number): void {
   if (depth >= MAX_DEPTH) {
-    state.clean = false;
+    clean = false;
     return;
   }
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
       const item: unknown = value[i];
-      if (item !== null && typeof item !== "boolean") visit(item, depth + 1, state);
+      if (scalar(item)) visit(item as object, depth + 1);
     }
     return;
   }
   const record = value as Record<string, unknown>;
-  if (state.ownOnly) {
-    for (const key of Object.keys(record)) visitEntry(key, record[key], depth, state);
-  } else {
-    for (const key in record) visitEntry(key, record[key], depth, state);
+  for (const key in record) {
+    keyCount++;
+    if (strings && !isWellFormed(key)) clean = false;
+    const item = record[key];
+    if (scalar(item)) visit(item as object, depth + 1);
   }
 }
 
-function visitEntry(key: string, item: unknown, depth: number, state: Walk): void {
-  state.keys++;
-  if (state.checkStrings && !isWellFormed(key)) state.clean = false;
-  if (item !== null && typeof item !== "boolean") visit(item, depth + 1, state);
+function visitOwn(value: unknown, depth: number): void {
+  if (!scalar(value)) return;
+  if (depth >= MAX_DEPTH) {
+    clean = false;
+    return;
+  }
+  const items: unknown[] = Array.isArray(value) ? value : [];
+  const record = value as Record<string, unknown>;
+  const keys = Array.isArray(value) ? [] : Object.keys(record);
+  for (const item of items) visitOwn(item, depth + 1);
+  for (const key of keys) {
+    keyCount++;
+    if (strings && !isWellFormed(key)) clean = false;
+    visitOwn(record[key], depth + 1);
+  }
 }
 
 const ESCAPED_COLON = Buffer.from("\\u003");

@@ -206,3 +206,51 @@ def test_a_lone_expression_cell_sets_underscore_and_keeps_future_flags(cell):
     assert cell.namespace["_"] == 42
     assert cell.compiler.flags == flags
     assert cell("def f(a: undefined_name): pass\nf.__annotations__") == {"a": "undefined_name"}
+
+
+# -- remembered lone expressions -----------------------------------------------------------------
+
+
+@pytest.mark.filterwarnings("ignore")
+@pytest.mark.parametrize("source", _LONE_EXPRESSIONS + ["sum(i for i in range(3))", "{k: [j for j in v] for k, v in d}"])
+def test_a_remembered_expression_is_what_compiling_it_again_gives(source):
+    compiler = CellCompiler()
+    first = compiler.compile(source, "c1")
+    again = compiler.compile(source, "c2")
+    fresh = CellCompiler().compile(source, "c2")
+    _same_code(again.expression, fresh.expression)
+    assert again.expression is not first.expression
+    assert again.expression.co_filename == "<cell c2>"
+    assert first.expression.co_filename == "<cell c1>"
+
+
+@pytest.mark.parametrize("source", ["1 is 1", "x is not None", "(1)(2)", "'abc'['x']", "None(1)", "...[0]", "[1](2)"])
+def test_an_expression_that_may_warn_warns_in_every_cell(source):
+    compiler = CellCompiler()
+    seen = [_warnings_of(lambda i=i: compiler.compile(source, f"w{i}")) for i in range(3)]
+    fresh = _warnings_of(lambda: CellCompiler().compile_general(source, "<cell w9>"))
+    assert seen == [fresh] * 3
+
+
+def test_remembered_code_follows_future_flags(cell):
+    cell("x = 1")
+    assert cell("x + 1") == 2
+    cell("from __future__ import annotations")
+    assert cell("x + 1") == 2  # compiled again under the new flags, same value
+    assert sorted(key[1] for key in cell.compiler._expressions if key[0] == "x + 1") == sorted(
+        {key[1] for key in cell.compiler._expressions}
+    )
+    assert len({key[1] for key in cell.compiler._expressions}) == 2
+
+
+def test_the_traceback_of_a_remembered_expression_names_its_own_cell(cell):
+    cell("def boom(x):\n    raise ValueError(x)")
+    filenames = set()
+    for i in range(3):
+        with pytest.raises(ValueError) as caught:
+            cell("boom(7)")
+        text = format_error(caught.value)
+        assert text.count('File "<cell ') == 2
+        assert "    boom(7)\n" in text and "    raise ValueError(x)\n" in text
+        filenames.add(text.split('File "')[1].split('"')[0])
+    assert len(filenames) == 3

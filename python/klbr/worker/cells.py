@@ -13,6 +13,11 @@ the attempt is made only for text that can neither emit a compile-time warning b
 digit run into a letter (the tokenizer's two warnings), nothing the compiler rejects after it
 parsed (``yield``, ``lambda``, ``async``, ``:=``, ``__debug__``, keyword ``=``, ``await`` in a
 comprehension).
+
+The code of such an expression is remembered per (text, flags) and handed out again with the new
+cell's filename (``code.replace``, nested code objects too), which is what compiling it again
+gives, unless compiling it could have warned (a warning must be shown for every cell): text
+with ``is``, or a literal that is called or subscripted, is compiled every time.
 """
 
 from __future__ import annotations
@@ -53,6 +58,24 @@ _NOT_EVAL_FIRST = re.compile(
     r"[\\\r\n]|\d\.?[A-Za-z_]|yield|lambda|async|__debug__|:=|(?<![=!<>])=(?!=)|await.*\bfor\b|\bfor\b.*await"
 )
 
+# Text whose compilation may warn (check_compare, check_caller, check_subscripter, check_index in
+# CPython's compiler): ``is``, or a literal (number, string, bracketed display, ``...``, ``None``,
+# ``True``, ``False``) followed by ``(`` or ``[``. Matching too much only costs the cache.
+_MAY_WARN = re.compile(r"\bis\b|(?:[)\]}\"'\d.]|\bNone|\bTrue|\bFalse)\s*[(\[]")
+#: Lone-expression code objects kept, at most; the cache is emptied when it is full.
+_CACHE_SIZE = 256
+#: Longest cell text whose code is kept.
+_CACHE_TEXT = 512
+
+
+def _renamed(code: types.CodeType, filename: str) -> types.CodeType:
+    """``code`` (and the code objects it holds) as compiled from ``filename``."""
+    consts = code.co_consts
+    if any(type(c) is types.CodeType for c in consts):
+        consts = tuple(_renamed(c, filename) if type(c) is types.CodeType else c for c in consts)
+        return code.replace(co_filename=filename, co_consts=consts)
+    return code.replace(co_filename=filename)
+
 
 class CompiledCell:
     """A compiled cell: the statements, then (optionally) the final expression."""
@@ -73,17 +96,27 @@ class CellCompiler:
 
     def __init__(self) -> None:
         self.flags = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
+        self._expressions: dict[tuple[str, int], types.CodeType] = {}
 
     def compile(self, source: str, cell_id: str) -> CompiledCell:
         """Compile ``source``; raises SyntaxError (with the cell's filename) when it does not parse."""
         filename = f"<cell {cell_id}>"
         linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-        if not _NOT_EVAL_FIRST.search(source.rstrip("\n")):
+        key = (source, self.flags)
+        known = self._expressions.get(key)
+        if known is not None:
+            return CompiledCell(filename, None, _renamed(known, filename))
+        text = source.rstrip("\n")
+        if not _NOT_EVAL_FIRST.search(text):
             try:
                 expression = compile(source, filename, "eval", self.flags, dont_inherit=True)
             except (SyntaxError, ValueError, OverflowError, MemoryError, RecursionError):
                 pass  # not a lone expression: the general path compiles it (or reports its error)
             else:
+                if len(source) <= _CACHE_TEXT and not _MAY_WARN.search(text):
+                    if len(self._expressions) >= _CACHE_SIZE:
+                        self._expressions.clear()
+                    self._expressions[key] = expression
                 return CompiledCell(filename, None, expression)
         return self.compile_general(source, filename)
 

@@ -1,9 +1,9 @@
 import { chmodSync, cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { snapshotRelease } from "@klbr/activation";
-import { desc } from "drizzle-orm";
+import { desc, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { waits } from "../src/db/schema";
+import { effects, waits } from "../src/db/schema";
 import { localSend } from "../src/requests/local";
 import type { LiveExecution, Notification } from "../src/requests/context";
 import { defaultPythonDir } from "../src/paths";
@@ -225,5 +225,29 @@ describe("behavior.activate", () => {
     expect(resultOf(stale)).toBe("'epoch_conflict'");
     const send = await cell("(await runtime.send('after activation'))['status']");
     expect(resultOf(send)).toBe("'confirmed'");
+  });
+
+  test("a cell that used a hook keeps its revision until it ends, even across an activation", async () => {
+    const draft = join(workspace, "draft3");
+    cpSync(join(defaultPythonDir(), "klbr_hooks"), draft, { recursive: true, filter: (src) => !src.includes("__pycache__") });
+    for (const f of readdirSync(draft)) chmodSync(join(draft, f), 0o644);
+    writeFileSync(join(draft, "README.md"), "# revision three\n");
+    const release = snapshotRelease(draft, join(dataDir, "releases"));
+    const before = host.hooksInfo()!;
+    const r = await cell(
+      [
+        "a = await runtime.send('first, under the old revision')",
+        `act = await runtime.activate(${JSON.stringify(release.path)}, ${before.epoch})`,
+        "b = await runtime.send('second, same cell')",
+        "(a['effect_id'], b['effect_id'])",
+      ].join("\n"),
+    );
+    const [first, second] = resultOf(r)!.replace(/[()' ]/g, "").split(",");
+    const revisionOf = (id: string) => host.db.select().from(effects).where(eq(effects.id, id)).get()!.hooksRevision;
+    expect(revisionOf(first!)).toBe(before.revision);
+    expect(revisionOf(second!)).toBe(before.revision);
+    expect(host.hooksInfo()!.revision).toBe(release.digest);
+    const next = await cell("(await runtime.send('a new cell'))['effect_id']");
+    expect(revisionOf(resultOf(next)!.replace(/'/g, ""))).toBe(release.digest);
   });
 });

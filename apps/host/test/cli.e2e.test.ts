@@ -114,7 +114,7 @@ describe("klbr against a running daemon", () => {
     const repl = await klbr(["repl"], ":say here is the answer\n:quit\n");
     expect(repl.code).toBe(0);
     expect(repl.stdout).toMatch(/\[input\] event \d+ recorded/);
-    expect(repl.stdout).toMatch(/\[wake\] wait wait-\S+ woken by event:\d+/);
+    expect(repl.stdout).toMatch(/\[wake\] wait wait-\S+ woken by event:\d+\n\[\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ · operator\]\nhere is the answer\n/);
   });
 
   test("operator messages sent by a cell appear in the repl", async () => {

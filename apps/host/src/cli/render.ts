@@ -22,8 +22,10 @@ export function describeEvent(event: unknown): string | null {
   switch (e.type) {
     case "message":
       return `[to operator] ${String(e.text)}`;
-    case "wake":
-      return `[wake] wait ${String(e.wait_id)} woken by ${String(e.woken_by)}`;
+    case "wake": {
+      const inputs = (e.inputs as string[] | undefined) ?? [];
+      return [`[wake] wait ${String(e.wait_id)} woken by ${String(e.woken_by)}`, ...inputs].join("\n");
+    }
     case "hooks":
       return `[hooks] revision ${String(e.revision).slice(0, 12)} active at epoch ${String(e.epoch)}`;
     case "kernel.reset":

@@ -34,6 +34,8 @@ export interface HostServices {
   inspect(sessionId: string): unknown;
   activate(path: string, expectedEpoch: number): Promise<unknown>;
   scheduleWaitDeadline(waitId: string, deadlineMs: number): void;
+  /** The session's unconsumed inputs, framed for the model, now consumed by a wake. */
+  takePendingInputs(sessionId: string): string[];
   notify(notification: Notification): void;
 }
 

@@ -19,7 +19,7 @@ export async function runtimeWait(ctx: RequestContext, params: { seconds: number
   });
   live.yielded = true;
   if (row.state === "woken") {
-    host.notify({ type: "wake", session_id: live.sessionId, wait_id: row.id, woken_by: "pending_input", at_ms: now, inputs: [] });
+    host.notify({ type: "wake", session_id: live.sessionId, wait_id: row.id, woken_by: "pending_input", at_ms: now, inputs: host.takePendingInputs(live.sessionId) });
   } else if (row.deadlineMs !== null) {
     host.scheduleWaitDeadline(row.id, row.deadlineMs);
   }

@@ -2,6 +2,7 @@ import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type Database from "better-sqlite3";
 import { parseHostRequest } from "@klbr/envelope";
+import { frameInput } from "@klbr/transcript";
 import { resolvePython, startWorker, type CellCompletion, type HostRequest, type Worker } from "@klbr/supervisor";
 import { migrateHostDb, openSqlite, type HostDb } from "../db/open";
 import { dataLayout, defaultPythonDir, type DataLayout } from "../paths";
@@ -200,7 +201,7 @@ export class Host implements HostServices {
       const wait = getWait(this.db, waitId);
       if (!wait || wait.state !== "waiting") return;
       const woken = wakeWaits(this.db, wait.sessionId, "deadline", this.now());
-      this.announceWakes(woken, "deadline", []);
+      this.announceWakes(woken, "deadline");
     }, delay);
     timer.unref();
     this.timers.add(timer);
@@ -282,7 +283,7 @@ export class Host implements HostServices {
     this.notify({ type: "input", session_id: sessionId, event_id: event.id, source, attention, at_ms: receivedAtMs });
     if (effective.action === "wake") {
       const woken = wakeWaits(this.db, sessionId, `event:${event.id}`, this.now());
-      this.announceWakes(woken, `event:${event.id}`, [event.id]);
+      this.announceWakes(woken, `event:${event.id}`);
     } else if (effective.action === "ignore") {
       markConsumed(this.db, [event.id], this.now());
     }
@@ -417,12 +418,20 @@ export class Host implements HostServices {
     })!;
   }
 
-  private announceWakes(woken: WaitRow[], wokenBy: string, eventIds: number[]): void {
+  private announceWakes(woken: WaitRow[], wokenBy: string): void {
     if (woken.length === 0) return;
-    markConsumed(this.db, eventIds, this.now());
+    const bySession = new Map<string, string[]>();
     for (const wait of woken) {
-      this.notify({ type: "wake", session_id: wait.sessionId, wait_id: wait.id, woken_by: wokenBy, at_ms: this.now(), inputs: eventIds.map(String) });
+      if (!bySession.has(wait.sessionId)) bySession.set(wait.sessionId, this.takePendingInputs(wait.sessionId));
+      this.notify({ type: "wake", session_id: wait.sessionId, wait_id: wait.id, woken_by: wokenBy, at_ms: this.now(), inputs: bySession.get(wait.sessionId)! });
     }
+  }
+
+  /** The session's unconsumed inputs, framed as the model reads them (derived from the durable rows), now consumed. */
+  takePendingInputs(sessionId: string): string[] {
+    const pending = pendingInputs(this.db, sessionId);
+    markConsumed(this.db, pending.map((e) => e.id), this.now());
+    return pending.map((e) => frameInput({ source: e.source, received_at_ms: e.receivedAtMs, payload: e.payload as { text: string } }));
   }
 
   /** Start a hooks worker on a release and check that its hello names that release. */

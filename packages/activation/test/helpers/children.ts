@@ -52,7 +52,8 @@ export function all(children: ChildProcess[], phase: string): Promise<ChildMessa
             resolve(m);
           };
           child.on("message", onMessage);
-          child.once("exit", (code) => reject(new Error(`child ${child.pid} exited with ${code} before "${phase}"`)));
+          // "close", not "exit": exit can be emitted before the child's last IPC messages are read.
+          child.once("close", (code) => reject(new Error(`child ${child.pid} exited with ${code} before "${phase}"`)));
         }),
     ),
   );

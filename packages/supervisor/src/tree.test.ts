@@ -17,7 +17,7 @@ describe("descendants / killTree", () => {
     const pid = child.pid as number;
     let found: number[] = [];
     const ready = () => found.length >= 2 && found.some((p) => readProc(p)?.pgid === p);
-    for (let i = 0; i < 300 && !ready(); i++) {
+    for (let i = 0; i < 2000 && !ready(); i++) {
       await new Promise((r) => setTimeout(r, 10));
       found = descendants(pid).map((p) => p.pid);
     }

@@ -18,7 +18,8 @@ describe("host requests (fake worker)", () => {
       onHostRequest: async (req: HostRequest, ctx) => {
         if (ctx.requestId === "r1") return { effect_id: "e1" };
         lateSignal = ctx.signal;
-        await sleep(100);
+        // Answer only once the execution has ended: ordering, not a sleep, makes this reply late.
+        await new Promise((resolve) => ctx.signal.addEventListener("abort", resolve, { once: true }));
         lateSettled();
         return { effect_id: "e2" };
       },
@@ -95,7 +96,7 @@ describe("host requests (fake worker)", () => {
   });
 
   it("one foreground cell at a time: a second execute is WORKER_BUSY", async () => {
-    const worker = await startFake("requests", { interruptGraceMs: 2000 });
+    const worker = await startFake("requests", { interruptGraceMs: 30_000 });
     const first = worker.execute("ladder:1");
     await expect(worker.execute("x")).rejects.toMatchObject({ code: "WORKER_BUSY", retryable: true });
     expect(worker.state).toBe("busy");
@@ -119,10 +120,14 @@ describe("host requests (fake worker)", () => {
 });
 
 describe("interrupt ladder (fake worker)", () => {
-  const graces = { interruptGraceMs: 150, sigintGraceMs: 150 };
+  // A grace the expected rung must beat is long (a loaded CI box may take seconds); a grace that
+  // must run out is short (load only makes it run out later, never sooner).
+  const LONG = 30_000;
+  const SHORT = 150;
+  const graces = { interruptGraceMs: SHORT, sigintGraceMs: SHORT };
 
   it("rung 1: the interrupt message", async () => {
-    const worker = await startFake("requests", graces);
+    const worker = await startFake("requests", { interruptGraceMs: LONG, sigintGraceMs: SHORT });
     const cell = worker.execute("ladder:1", { id: "L1" });
     expect(await worker.interrupt("L1")).toMatchObject({ rung: "message" });
     expect(await cell).toMatchObject({ kind: "cell", status: "interrupted", endedBy: "message", source: "worker" });
@@ -131,7 +136,7 @@ describe("interrupt ladder (fake worker)", () => {
   });
 
   it("rung 2: SIGINT when the message is ignored", async () => {
-    const worker = await startFake("requests", graces);
+    const worker = await startFake("requests", { interruptGraceMs: SHORT, sigintGraceMs: LONG });
     const cell = worker.execute("ladder:2", { id: "L2" });
     expect(await worker.interrupt("L2")).toMatchObject({ rung: "sigint" });
     expect(await cell).toMatchObject({ status: "interrupted", endedBy: "sigint", source: "worker" });
@@ -157,7 +162,7 @@ describe("interrupt ladder (fake worker)", () => {
   });
 
   it("an abort signal runs the ladder; interrupting what is not running reports not_running", async () => {
-    const worker = await startFake("requests", graces);
+    const worker = await startFake("requests", { interruptGraceMs: LONG, sigintGraceMs: SHORT });
     expect(await worker.interrupt("nothing")).toEqual({ rung: "not_running" });
     const ac = new AbortController();
     const cell = worker.execute("ladder:1", { signal: ac.signal });

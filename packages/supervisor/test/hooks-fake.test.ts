@@ -43,9 +43,12 @@ describe("invoke (fake hooks worker)", () => {
   });
 
   it("the budget counts the wait in the queue", async () => {
-    const worker = await startFake("hooks", { role: "hooks", invokeBudgetMs: 1000 });
-    const first = worker.invoke("delivery.review", review("slow:400"));
-    const second = worker.invoke("delivery.review", review("slow:800"));
+    // The second call alone would fit the budget (1700 < 3000 ms), not after waiting behind the
+    // first (1500 + 1700 > 3000). Load only delays both, keeping the second over budget; the
+    // first has 1.5 s of margin.
+    const worker = await startFake("hooks", { role: "hooks", invokeBudgetMs: 3000 });
+    const first = worker.invoke("delivery.review", review("slow:1500"));
+    const second = worker.invoke("delivery.review", review("slow:1700"));
     expect(await first).toMatchObject({ kind: "hook" });
     expect(await second).toMatchObject({ kind: "failed", reason: "hook_timeout" });
   });

@@ -1,7 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { startPython } from "./helpers.js";
 
-const graces = { interruptGraceMs: 400, sigintGraceMs: 400 };
+// Either of the first two rungs may end these cells, so only the SIGINT grace (which must not run
+// out) is long; the stubborn cell below needs both short to reach the hard stop.
+const graces = { interruptGraceMs: 400, sigintGraceMs: 30_000 };
+const short = { interruptGraceMs: 400, sigintGraceMs: 400 };
 
 describe("interrupting a real Python cell", () => {
   it.each([
@@ -24,7 +27,7 @@ describe("interrupting a real Python cell", () => {
   });
 
   it("a cell that swallows every interrupt is hard stopped; the record says so", async () => {
-    const worker = await startPython(graces);
+    const worker = await startPython(short);
     const running = worker.execute("import time\nwhile True:\n    try:\n        time.sleep(10)\n    except BaseException:\n        pass", { id: "stubborn" });
     await new Promise((r) => setTimeout(r, 150));
     const outcome = await worker.interrupt("stubborn");

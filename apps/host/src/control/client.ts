@@ -27,9 +27,9 @@ export class ControlClient {
           this.onEvent?.(m.event);
           continue;
         }
-        const waiter = this.pending.get(m.id);
+        const waiter = m.id === null ? undefined : this.pending.get(m.id);
         if (!waiter) continue;
-        this.pending.delete(m.id);
+        this.pending.delete(m.id!);
         if (m.ok) waiter.resolve(m.value);
         else waiter.reject(new HostError(m.error.code, m.error.message));
       }

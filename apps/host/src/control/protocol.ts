@@ -9,7 +9,7 @@ export type ControlRequest =
 /** A reply, or a pushed notification for subscribers. */
 export type ControlMessage =
   | { id: number; ok: true; value: unknown }
-  | { id: number; ok: false; error: { code: string; message: string } }
+  | { id: number | null; ok: false; error: { code: string; message: string } }
   | { event: unknown };
 
 /** The longest Unix socket path Node binds without silently truncating it. */

@@ -1,5 +1,6 @@
 import { chmodSync, existsSync, unlinkSync } from "node:fs";
 import { createConnection, createServer, type Server, type Socket } from "node:net";
+import { ATTENTION_SOURCES, isIdentifier } from "@klbr/envelope";
 import { encodeFrame, FrameDecoder } from "@klbr/frame";
 import { HostError } from "../errors";
 import type { Host } from "../runtime/host";
@@ -51,16 +52,26 @@ function handleConnection(host: Host, socket: Socket): void {
   const send = (message: ControlMessage) => {
     if (!socket.destroyed) socket.write(encodeFrame(message));
   };
+  const refuse = (id: number | null, error: { code?: string; message: string }) =>
+    send({ id, ok: false, error: { code: error.code ?? "CONTROL_REQUEST_FAILED", message: error.message } });
   socket.on("data", (chunk) => {
-    let requests: unknown[];
+    let frames: unknown[];
     try {
-      requests = decoder.push(chunk);
-    } catch {
-      socket.destroy();
+      frames = decoder.push(chunk);
+    } catch (error) {
+      // The stream cannot be resynchronised after a bad frame: say why, then hang up.
+      refuse(null, new HostError("CONTROL_PROTOCOL", `bad control frame: ${(error as Error).message}`));
+      socket.end();
       return;
     }
-    for (const request of requests) {
-      const req = request as ControlRequest;
+    for (const frame of frames) {
+      let req: ControlRequest;
+      try {
+        req = checkRequest(frame);
+      } catch (error) {
+        refuse(idOf(frame), error as HostError);
+        continue;
+      }
       if (req.op === "subscribe") {
         unsubscribe ??= host.subscribe((event) => send({ event }));
         send({ id: req.id, ok: true, value: null });
@@ -68,8 +79,7 @@ function handleConnection(host: Host, socket: Socket): void {
       }
       answer(host, req).then(
         (value) => send({ id: req.id, ok: true, value }),
-        (error: Error & { code?: string }) =>
-          send({ id: req.id, ok: false, error: { code: error.code ?? "CONTROL_REQUEST_FAILED", message: error.message } }),
+        (error: Error & { code?: string }) => refuse(req.id, error),
       );
     }
   });
@@ -77,13 +87,60 @@ function handleConnection(host: Host, socket: Socket): void {
   socket.on("error", () => socket.destroy());
 }
 
+/** The request id of a frame when it has a usable one, so even a refusal can be matched. */
+function idOf(frame: unknown): number | null {
+  const id = (frame as { id?: unknown } | null)?.id;
+  return Number.isSafeInteger(id) ? (id as number) : null;
+}
+
+function protocolError(message: string): HostError {
+  return new HostError("CONTROL_PROTOCOL", message);
+}
+
+function optionalString(req: Record<string, unknown>, field: string, check?: (v: string) => boolean, what = "a string"): void {
+  const value = req[field];
+  if (value === undefined) return;
+  if (typeof value !== "string" || (check && !check(value))) {
+    throw protocolError(`${String(req.op)}: ${field} must be ${what}, got ${JSON.stringify(value)}`);
+  }
+}
+
+/** Validate one control request; anything else is refused with CONTROL_PROTOCOL naming the value. */
+export function checkRequest(frame: unknown): ControlRequest {
+  if (typeof frame !== "object" || frame === null || Array.isArray(frame)) {
+    throw protocolError(`a control request must be an object, got ${JSON.stringify(frame)}`);
+  }
+  const req = frame as Record<string, unknown>;
+  if (!Number.isSafeInteger(req.id)) throw protocolError(`a control request needs an integer id, got ${JSON.stringify(req.id)}`);
+  const session = (v: string) => isIdentifier(v);
+  switch (req.op) {
+    case "exec":
+      if (typeof req.code !== "string") throw protocolError(`exec needs a code string, got ${JSON.stringify(req.code)}`);
+      optionalString(req, "session", session, "an identifier");
+      break;
+    case "say":
+      if (typeof req.text !== "string") throw protocolError(`say needs a text string, got ${JSON.stringify(req.text)}`);
+      optionalString(req, "source", (v) => (ATTENTION_SOURCES as readonly string[]).includes(v), `one of ${ATTENTION_SOURCES.join(", ")}`);
+      optionalString(req, "session", session, "an identifier");
+      break;
+    case "interrupt":
+      optionalString(req, "execution_id", session, "an identifier");
+      optionalString(req, "session", session, "an identifier");
+      break;
+    case "status":
+    case "subscribe":
+      break;
+    default:
+      throw protocolError(`unknown control operation ${JSON.stringify(req.op)}`);
+  }
+  return req as unknown as ControlRequest;
+}
+
 async function answer(host: Host, req: ControlRequest): Promise<unknown> {
   switch (req.op) {
     case "exec":
-      if (typeof req.code !== "string") throw new HostError("CONTROL_PROTOCOL", "exec needs a code string");
       return host.execute(req.code, req.session);
     case "say":
-      if (typeof req.text !== "string") throw new HostError("CONTROL_PROTOCOL", "say needs a text string");
       return host.postInput(req.text, { ...(req.source ? { source: req.source } : {}), ...(req.session ? { sessionId: req.session } : {}) });
     case "interrupt":
       return host.interrupt({
@@ -93,6 +150,6 @@ async function answer(host: Host, req: ControlRequest): Promise<unknown> {
     case "status":
       return host.status();
     default:
-      throw new HostError("CONTROL_PROTOCOL", `unknown control operation ${JSON.stringify((req as { op?: unknown }).op)}`);
+      throw protocolError(`unknown control operation ${JSON.stringify((req as { op?: unknown }).op)}`);
   }
 }

@@ -1,13 +1,13 @@
 import { rmSync } from "node:fs";
-import { killTreeOnce } from "./tree.js";
+import { killTreeOnce, type KnownProcs } from "./tree.js";
 
-const live = new Map<number, string | undefined>();
+const live = new Map<number, { dir: string | undefined; known: KnownProcs | undefined }>();
 let installed = false;
 
 // 'exit' handlers must be synchronous: one kill pass per tree and a synchronous rm.
 function onExit(): void {
-  for (const [pid, dir] of live) {
-    killTreeOnce(pid);
+  for (const [pid, { dir, known }] of live) {
+    killTreeOnce(pid, known);
     if (dir !== undefined) {
       try {
         rmSync(dir, { recursive: true, force: true });
@@ -19,9 +19,12 @@ function onExit(): void {
   live.clear();
 }
 
-/** Register a live worker pid (and its private dir) to clean up if the host process exits first. */
-export function trackWorker(pid: number, dir?: string): void {
-  live.set(pid, dir);
+/**
+ * Register a live worker pid (its private dir, the processes known in its tree) to clean up if
+ * the host process exits first.
+ */
+export function trackWorker(pid: number, dir?: string, known?: KnownProcs): void {
+  live.set(pid, { dir, known });
   if (!installed) {
     installed = true;
     process.on("exit", onExit);

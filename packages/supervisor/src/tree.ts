@@ -88,18 +88,39 @@ function kill(target: number, signal: NodeJS.Signals): void {
   }
 }
 
-/** Processes seen earlier in a tree, by pid, with their start time so a reused pid is never hit. */
+/**
+ * Processes seen earlier in a tree, by pid, with their start time so a reused pid is never hit.
+ * When it holds the root itself, a root pid that now names another process is left alone too.
+ */
 export type KnownProcs = Map<number, number>;
 
-/** Add every current descendant of `root` to `known` and return it. */
+/** Start time of `root` as recorded in `known`, if recorded. */
+export function recordRoot(root: number, known: KnownProcs = new Map()): KnownProcs {
+  const entry = readProc(root);
+  if (entry) known.set(root, entry.start);
+  return known;
+}
+
+/** True when `known` recorded `root` and its pid now names another process (reaped and reused). */
+function rootReplaced(root: number, known: KnownProcs, entry: ProcEntry | undefined = readProc(root)): boolean {
+  const start = known.get(root);
+  return start !== undefined && entry !== undefined && entry.start !== start;
+}
+
+/** Add every current descendant of `root` to `known` and return it (none when root's pid was reused). */
 export function rememberTree(root: number, known: KnownProcs = new Map(), procs: ProcEntry[] = listProcs()): KnownProcs {
+  if (rootReplaced(root, known, procs.find((p) => p.pid === root))) return known;
   for (const p of descendants(root, procs)) known.set(p.pid, p.start);
   return known;
 }
 
 function signalTree(root: number, known: KnownProcs, signal: NodeJS.Signals): void {
-  kill(-root, signal);
-  kill(root, signal);
+  // A reaped root's group lives on while a member does (its pid cannot be reused meanwhile), so
+  // the group is signalled unless the pid already names another process.
+  if (!rootReplaced(root, known)) {
+    kill(-root, signal);
+    kill(root, signal);
+  }
   for (const [pid, start] of known) {
     const entry = readProc(pid);
     if (!entry || entry.start !== start) continue;
@@ -148,7 +169,7 @@ export async function killTree(root: number, known: KnownProcs = new Map(), time
     const alive = knownAlive(known);
     // A dead root's children were reparented when it exited, so once root and every process seen
     // in its tree are gone, nothing is left; while root lives, the next pass rescans.
-    if (isAlive(root)) alive.push(root);
+    if (!known.has(root) && isAlive(root)) alive.push(root);
     if (alive.length === 0) return [];
     if (Date.now() >= deadline) return alive;
     await sleep(delay);

@@ -23,7 +23,7 @@ import { checkHello } from "./hello.js";
 import { IDENTIFIER, Operation } from "./operation.js";
 import { makePrivateDir, removePrivateDir } from "./private-dir.js";
 import { ByteTail } from "./tail.js";
-import { killTree, killTreeOnce, rememberTree, type KnownProcs } from "./tree.js";
+import { killTree, killTreeOnce, recordRoot, rememberTree, type KnownProcs } from "./tree.js";
 import {
   MAX_REQUESTS_PER_CELL,
   parseHookResult,
@@ -217,7 +217,10 @@ class WorkerProcess implements Worker {
       });
     }
     this.#pid = subprocess.pid;
-    trackWorker(this.#pid, this.#dir);
+    // Not reaped before this synchronous code ends, so the pid is still ours: record its start
+    // time, and no tree kill after the reap can hit a process that reused the pid.
+    recordRoot(this.#pid, this.#known);
+    trackWorker(this.#pid, this.#dir, this.#known);
     drainInto(subprocess.stdout, this.#stdout);
     drainInto(subprocess.stderr, this.#stderr);
     this.#stdioClosed = Promise.all(
@@ -572,10 +575,13 @@ class WorkerProcess implements Worker {
     this.#channel?.send({ kind: "interrupt", id: op.id });
     if (await op.endsWithin(this.#config.interruptGraceMs)) return outcome();
     op.rung = "sigint";
-    try {
-      process.kill(this.#pid, "SIGINT");
-    } catch {
-      // already gone: the exit path settles the operation.
+    // Once the exit is observed the pid is reaped (and may be reused): the exit path settles the operation.
+    if (this.#exit === undefined) {
+      try {
+        process.kill(this.#pid, "SIGINT");
+      } catch {
+        // already gone
+      }
     }
     if (await op.endsWithin(this.#config.sigintGraceMs)) return outcome();
     op.rung = "hard_stop";

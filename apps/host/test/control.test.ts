@@ -1,6 +1,7 @@
 import { createConnection, type Server, type Socket } from "node:net";
 import { encodeFrame, FrameDecoder } from "@klbr/frame";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { ControlClient } from "../src/control/client";
 import { serveControl } from "../src/control/server";
 import type { Host } from "../src/runtime/host";
 import { startTestHost } from "./helpers";
@@ -71,5 +72,14 @@ describe("the control socket", () => {
     expect(byId.get(4)).toMatchObject({ code: "CONTROL_PROTOCOL", message: expect.stringContaining("nope") });
     // Nothing was recorded or started for the refused requests.
     expect((host.status() as { workbenches: Array<{ session_id: string }> }).workbenches.map((b) => b.session_id)).toEqual(["root"]);
+  });
+
+  test("a request on a connection the daemon already closed fails at once instead of hanging", async () => {
+    const client = await ControlClient.connect(host.layout.controlSocket);
+    expect(await client.request({ op: "status" })).toMatchObject({ data_dir: host.dataDir });
+    for (const s of connections) s.destroy();
+    await client.closed;
+    await expect(client.request({ op: "status" })).rejects.toMatchObject({ code: "HOST_NOT_RUNNING" });
+    client.close();
   });
 });

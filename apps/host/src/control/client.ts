@@ -12,14 +12,20 @@ export class ControlClient {
   private readonly pending = new Map<number, Pending>();
   private readonly decoder = new FrameDecoder();
   private onEvent: ((event: unknown) => void) | null = null;
+  /** Why the connection is no longer usable, once it is not. */
+  private broken: HostError | null = null;
+  /** Settles when the daemon or this client closed the connection. */
+  readonly closed: Promise<void>;
 
   private constructor(private readonly socket: Socket) {
+    this.closed = new Promise((resolve) => socket.once("close", () => resolve()));
     socket.on("data", (chunk) => {
       let messages: unknown[];
       try {
         messages = this.decoder.push(chunk);
       } catch (error) {
         this.fail(new HostError("CONTROL_PROTOCOL", `bad frame from the daemon: ${(error as Error).message}`));
+        socket.destroy();
         return;
       }
       for (const m of messages as ControlMessage[]) {
@@ -49,10 +55,13 @@ export class ControlClient {
 
   /** Send one request and wait for its reply. */
   request(op: Op): Promise<unknown> {
+    // A closed socket swallows writes: without this the caller would wait for a reply forever.
+    if (this.broken) return Promise.reject(this.broken);
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
+      const frame = encodeFrame({ ...op, id });
       this.pending.set(id, { resolve, reject });
-      this.socket.write(encodeFrame({ ...op, id }));
+      this.socket.write(frame);
     });
   }
 
@@ -64,11 +73,13 @@ export class ControlClient {
 
   /** Close the connection. */
   close(): void {
+    this.broken ??= new HostError("HOST_NOT_RUNNING", "the control connection was closed by this client");
     this.socket.end();
     this.socket.destroy();
   }
 
-  private fail(error: Error): void {
+  private fail(error: HostError): void {
+    this.broken ??= error;
     for (const waiter of this.pending.values()) waiter.reject(error);
     this.pending.clear();
   }

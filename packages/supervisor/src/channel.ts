@@ -65,9 +65,16 @@ export class Channel {
     try {
       values = this.#decoder.push(chunk);
     } catch (err) {
+      // The frames this chunk completed before the bad one arrived first: deliver them, so where
+      // the socket happened to cut its chunks never decides whether they count.
+      if (isFrameError(err)) this.#deliver(err.values);
       this.#fail(`frame_error:${errorCode(err) ?? "UNKNOWN"}`, describe(err));
       return;
     }
+    this.#deliver(values);
+  }
+
+  #deliver(values: unknown[]): void {
     for (const value of values) {
       if (this.#closed) return;
       let message: InboundMessage;

@@ -27,6 +27,13 @@ describe("invalidation by a misbehaving worker", () => {
     expect(state).toBe("dead");
   });
 
+  it("a completion framed before a bad frame in the same chunk still completes its cell", async () => {
+    const worker = await startFake("huge-length", { env: { FAKE_COMPLETE_FIRST: "1" } });
+    const done = await worker.execute("go");
+    expect(done).toMatchObject({ kind: "cell", status: "ok", source: "worker", output: [{ text: "first" }] });
+    expect(await worker.exited).toMatchObject({ reason: "frame_error:FRAME_TOO_LARGE" });
+  });
+
   it("a worker that stays alive after the violation is killed", async () => {
     const { signal } = await violate("huge-length", { FAKE_STAY: "1" });
     expect(signal).toBe("SIGKILL");

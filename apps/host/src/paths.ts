@@ -38,6 +38,8 @@ export interface DataLayout {
   releases: string;
   managedSkills: string;
   controlSocket: string;
+  /** Held by the one host (daemon or embedded) using the directory; it holds its pid. */
+  lock: string;
 }
 
 /** Derive the data directory layout. */
@@ -48,5 +50,6 @@ export function dataLayout(dataDir: string): DataLayout {
     releases: join(dataDir, "releases"),
     managedSkills: join(dataDir, "skills"),
     controlSocket: join(dataDir, "klbr.sock"),
+    lock: join(dataDir, "klbr.lock"),
   };
 }

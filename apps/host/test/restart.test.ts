@@ -6,7 +6,7 @@ import { headerChain } from "../src/store/headers";
 import { startExecution } from "../src/store/executions";
 import { createWait, getWait } from "../src/store/waits";
 import { Host } from "../src/runtime/host";
-import { getExecution } from "../src/store/executions";
+import { getExecution, runningExecutions } from "../src/store/executions";
 import { resultOf, tempDir } from "./helpers";
 
 const dataDir = tempDir();
@@ -56,5 +56,23 @@ describe("a host started again on the same data directory", () => {
     } finally {
       await host.stop();
     }
+  });
+
+  test("a second host on a data directory in use is refused before it recovers anything", async () => {
+    const first = await Host.start({ dataDir, workspace });
+    try {
+      const gate = join(workspace, "go");
+      const running = first.execute(`import os, asyncio\nwhile not os.path.exists(${JSON.stringify(gate)}):\n    await asyncio.sleep(0.01)\n'done'`);
+      while (runningExecutions(first.db).length === 0) await new Promise((r) => setTimeout(r, 10));
+      await expect(Host.start({ dataDir, workspace })).rejects.toMatchObject({ code: "HOST_ALREADY_RUNNING" });
+      // Crash recovery would have closed the live cell as interrupted: it is still running.
+      expect(runningExecutions(first.db)).toHaveLength(1);
+      writeFileSync(gate, "");
+      expect(await running).toMatchObject({ status: "ok", output: [{ stream: "result", text: "'done'" }] });
+    } finally {
+      await first.stop();
+    }
+    // Stopped, the directory is free again.
+    await (await Host.start({ dataDir, workspace })).stop();
   });
 });

@@ -17,6 +17,7 @@ import { recordReply, recordRequest } from "../store/requests";
 import { getWait, wakeWaits, type WaitRow } from "../store/waits";
 import { BehaviourManager } from "./behaviour";
 import { HooksService, type HooksGeneration } from "./hooks-service";
+import { acquireHostLock } from "./host-lock";
 import { newId } from "./ids";
 import { InstructionHeaders } from "./instructions";
 import { recoverAfterCrash } from "./recovery";
@@ -81,6 +82,7 @@ export class Host implements HostServices {
   private readonly listeners = new Set<(n: Notification) => void>();
   private readonly timers = new Set<NodeJS.Timeout>();
   private stopping = false;
+  private readonly releaseLock: () => void;
 
   private constructor(private readonly options: HostOptions) {
     this.layout = dataLayout(resolve(options.dataDir));
@@ -89,8 +91,14 @@ export class Host implements HostServices {
     this.pythonDir = options.pythonDir ?? defaultPythonDir();
     this.python = options.python ?? resolvePython();
     for (const dir of [this.dataDir, this.layout.releases, this.layout.managedSkills]) mkdirSync(dir, { recursive: true, mode: 0o700 });
-    this.sqlite = openSqlite(this.layout.database);
-    this.db = migrateHostDb(this.sqlite);
+    this.releaseLock = acquireHostLock(this.layout.lock);
+    try {
+      this.sqlite = openSqlite(this.layout.database);
+      this.db = migrateHostDb(this.sqlite);
+    } catch (error) {
+      this.releaseLock();
+      throw error;
+    }
     this.startedAtMs = this.now();
     this.hooks = new HooksService((gen) => void this.retireHooks(gen));
     this.behaviour = new BehaviourManager(this.sqlite, this.layout.releases, join(this.pythonDir, "klbr_hooks"), (release) =>
@@ -325,6 +333,7 @@ export class Host implements HostServices {
     workers.push(...this.behaviour.strayWorkers());
     await Promise.allSettled(workers.map((w) => w.shutdown()));
     this.sqlite.close();
+    this.releaseLock();
   }
 
   // ---- internals ----------------------------------------------------------------------

@@ -341,6 +341,9 @@ class WorkerProcess implements Worker {
       this.#invalidate("protocol_violation", `a hooks worker sent host_request ${JSON.stringify(message.id)}`);
       return;
     }
+    // While a shutdown runs no reply can be sent, so no handler runs either: an effect whose
+    // receipt could never reach the cell is not made.
+    if (this.#phase !== "running") return;
     const cell = this.#cell;
     const ids = { executionId: message.execution_id, requestId: message.id };
     if (!cell || cell.id !== message.execution_id || cell.ended) {

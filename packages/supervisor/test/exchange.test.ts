@@ -179,6 +179,17 @@ describe("interrupt ladder (fake worker)", () => {
     expect(await cell).toMatchObject({ kind: "cell", status: "interrupted", source: "worker", endedBy: "shutdown" });
   });
 
+  it("a host request that arrives while shutting down is not handled (its reply could not be sent)", async () => {
+    const worker = await startFake("requests", { env: { FAKE_GRACEFUL: "1", FAKE_REQUEST_ON_SHUTDOWN: "1" } });
+    const methods: string[] = [];
+    const cell = worker.execute("ladder:3", { onHostRequest: (req) => void methods.push(req.method) });
+    await worker.shutdown();
+    // The request was framed before the completion, so it was read before the cell settled.
+    expect(await cell).toMatchObject({ kind: "cell", status: "interrupted", source: "worker", endedBy: "shutdown" });
+    expect(worker.stderrTail).toContain("recv shutdown");
+    expect(methods).toEqual([]);
+  });
+
   it("a cell still running when a worker exits on shutdown is recorded as interrupted by the host", async () => {
     const worker = await startFake("requests");
     const cell = worker.execute("ladder:3");

@@ -56,7 +56,11 @@ const socket = open((message) => {
       send(socket, { kind: "completed", id: current.id, result: cellOk(code) });
     }
   } else if (message.kind === "shutdown" && process.env.FAKE_GRACEFUL) {
-    // FAKE_GRACEFUL: finish the running cell as interrupted, then leave.
+    // FAKE_GRACEFUL: finish the running cell as interrupted, then leave (with FAKE_REQUEST_ON_SHUTDOWN,
+    // after one last host request of that cell).
+    if (current && process.env.FAKE_REQUEST_ON_SHUTDOWN) {
+      send(socket, { kind: "host_request", id: "z1", execution_id: current.id, request: { method: "local.send", text: "bye" } });
+    }
     if (current) send(socket, interrupted(current.id));
     socket.end(() => process.exit(0));
   } else if (message.kind === "interrupt") {

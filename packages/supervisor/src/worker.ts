@@ -191,6 +191,11 @@ class WorkerProcess implements Worker {
       this.#handshake = { resolve, reject };
     });
     this.#server.on("connection", (socket) => this.#onConnection(socket));
+    // An accept failure (EMFILE...) is emitted on the server: without a listener it would throw
+    // in the host. It fails the handshake; once the hello is in, the server is closed anyway.
+    this.#server.on("error", (err) => {
+      this.#failHandshake(new SupervisorError("WORKER_PROTOCOL", `the worker's listening socket failed: ${err.message}`, { cause: err }));
+    });
 
     const subprocess = execa(file, args, {
       detached: true,

@@ -71,11 +71,7 @@ export async function startWorker(opts: StartWorkerOptions): Promise<Worker> {
   let materialized: string | undefined;
   let server: Server | undefined;
   try {
-    let skillsFile = opts.skillsFile;
-    if (opts.materialize) {
-      materialized = (await opts.materialize(dir)) ?? undefined;
-      if (materialized !== undefined) skillsFile = materialized;
-    }
+    if (opts.materialize) materialized = (await opts.materialize(dir)) ?? undefined;
     server = createServer();
     await new Promise<void>((resolve, reject) => {
       server!.once("error", reject);
@@ -89,7 +85,7 @@ export async function startWorker(opts: StartWorkerOptions): Promise<Worker> {
     await removePrivateDir(dir);
     throw err;
   }
-  const worker = new WorkerProcess(opts, dir, socketPath, server, materialized, opts.skillsFile);
+  const worker = new WorkerProcess(opts, dir, socketPath, server, materialized);
   await worker.start();
   return worker;
 }
@@ -105,8 +101,8 @@ class WorkerProcess implements Worker {
   readonly #dir: string;
   readonly #socketPath: string;
   readonly #server: Server;
+  /** The skills file `materialize` wrote into the private dir (deleted after the hello). */
   readonly #materialized: string | undefined;
-  readonly #skillsFile: string | undefined;
   readonly #token = randomBytes(32).toString("hex");
   readonly #stdout = new ByteTail();
   readonly #stderr = new ByteTail();
@@ -120,7 +116,6 @@ class WorkerProcess implements Worker {
   #stop: StopInfo | undefined;
   #exit: ExitInfo | undefined;
   #stdioClosed!: Promise<void>;
-  #finalizing = false;
   #handshake: { resolve(): void; reject(err: SupervisorError): void } | undefined;
   #seq = 0;
   #cell: Operation<CellCompletion> | undefined;
@@ -138,7 +133,6 @@ class WorkerProcess implements Worker {
     socketPath: string,
     server: Server,
     materialized: string | undefined,
-    skillsFile: string | undefined,
   ) {
     this.#opts = opts;
     this.role = opts.role;
@@ -149,7 +143,6 @@ class WorkerProcess implements Worker {
     this.#socketPath = socketPath;
     this.#server = server;
     this.#materialized = materialized;
-    this.#skillsFile = materialized ?? skillsFile;
     this.exited = new Promise<WorkerExit>((resolve) => {
       this.#resolveExited = resolve;
     });
@@ -185,7 +178,7 @@ class WorkerProcess implements Worker {
   // ---- start and handshake ----
 
   async start(): Promise<void> {
-    const { file, args, env } = workerCommand(this.#opts, this.#socketPath, this.#token, this.#skillsFile);
+    const { file, args, env } = workerCommand(this.#opts, this.#socketPath, this.#token, this.#materialized ?? this.#opts.skillsFile);
 
     const ready = new Promise<void>((resolve, reject) => {
       this.#handshake = { resolve, reject };
@@ -650,9 +643,8 @@ class WorkerProcess implements Worker {
     return this.#treeKill;
   }
 
+  /** Runs once, on the process's `exit` event. */
   async #onProcessExit(): Promise<void> {
-    if (this.#finalizing) return;
-    this.#finalizing = true;
     clearTimeout(this.#shutdownTimer);
     // Let the connection deliver what the worker wrote before it died, so the first fault names the cause.
     for (let i = 0; i < 20 && this.#channel && !this.#channel.closed; i++) await sleep(1);

@@ -5,6 +5,7 @@ import { desc, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { effects, waits } from "../src/db/schema";
 import { localSend } from "../src/requests/local";
+import { getExecution } from "../src/store/executions";
 import type { LiveExecution, Notification } from "../src/requests/context";
 import { defaultPythonDir } from "../src/paths";
 import type { Host } from "../src/runtime/host";
@@ -38,6 +39,13 @@ describe("cells", () => {
     const r = await cell("1/0");
     expect(r.status).toBe("error");
     expect(r.error).toContain("ZeroDivisionError");
+  });
+
+  test("a cell the worker cannot take (over one frame) is closed as failed, never left running", async () => {
+    const r = await cell(`# ${"x".repeat(1_100_000)}`);
+    expect(r).toMatchObject({ status: "failed", failure: { reason: "WORKER_INVALID_ARGUMENT" } });
+    expect(getExecution(host.db, r.id)).toMatchObject({ status: "failed" });
+    expect(resultOf(await cell("x"))).toBe("40");
   });
 });
 

@@ -251,9 +251,15 @@ export class Host implements HostServices {
         hooksPin: null,
       };
       startExecution(this.db, { id: live.id, sessionId, generation: live.generation, code, startedAtMs: this.now() });
+      const startedAt = Date.now();
       let completion: CellCompletion;
       try {
         completion = await bench.run(live, code, (req, ctx) => this.serveRequest(bench, req, ctx));
+      } catch (error) {
+        // The worker refused the cell (it cannot be sent, or the worker died just now): the record
+        // is closed as failed from the host's observation, never left running.
+        const e = error as Error & { code?: string };
+        completion = { kind: "failed", source: "host", id: live.id, startedAt, endedAt: Date.now(), endedBy: "refused", error: e.message, reason: e.code ?? "refused", exit: null, tails: null };
       } finally {
         this.hooks.release(live);
       }
@@ -422,7 +428,7 @@ export class Host implements HostServices {
       status: "failed",
       error: String(c.error ?? "worker failure"),
       endedBy: (c.endedBy as string | undefined) ?? null,
-      failure: { reason: c.reason ?? null, exit: c.exit ?? null, stderr_tail: c.stderrTail ?? null },
+      failure: { reason: c.reason ?? null, exit: c.exit ?? null, stderr_tail: (c.tails as { stderr?: string } | null)?.stderr ?? null },
       endedAtMs,
     })!;
   }

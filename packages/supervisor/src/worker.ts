@@ -40,6 +40,16 @@ import {
 
 type AnyOperation = Operation<CellCompletion> | Operation<HookCompletion>;
 
+/** The foreground cell and what its host requests have used so far. */
+interface CellRun {
+  op: Operation<CellCompletion>;
+  handler: HostRequestHandler | undefined;
+  /** Host requests seen, refused ones included (the 129th is refused). */
+  requests: number;
+  /** Set once the host accepted a runtime.wait: later requests are refused, `yielded` is allowed. */
+  waitAccepted: boolean;
+}
+
 interface HookCall {
   op: Operation<HookCompletion>;
   slot: HookSlot;
@@ -118,10 +128,8 @@ class WorkerProcess implements Worker {
   #stdioClosed!: Promise<void>;
   #handshake: { resolve(): void; reject(err: SupervisorError): void } | undefined;
   #seq = 0;
-  #cell: Operation<CellCompletion> | undefined;
-  #cellHandler: HostRequestHandler | undefined;
-  #cellRequests = 0;
-  #cellWaitAccepted = false;
+  /** The running cell; cleared before its operation settles, so it is never an ended one. */
+  #cell: CellRun | undefined;
   #hookInFlight: HookCall | undefined;
   readonly #hookQueue: HookCall[] = [];
   #shutdownTimer: NodeJS.Timeout | undefined;
@@ -342,9 +350,9 @@ class WorkerProcess implements Worker {
     // While a shutdown runs no reply can be sent, so no handler runs either: an effect whose
     // receipt could never reach the cell is not made.
     if (this.#phase !== "running") return;
-    const cell = this.#cell;
+    const run = this.#cell;
     const ids = { executionId: message.execution_id, requestId: message.id };
-    if (!cell || cell.id !== message.execution_id || cell.ended) {
+    if (!run || run.op.id !== message.execution_id) {
       const stray = this.#opts.onStrayHostRequest;
       if (!stray) {
         this.#reply(undefined, message, {
@@ -362,16 +370,17 @@ class WorkerProcess implements Worker {
         );
       return;
     }
-    this.#cellRequests += 1;
-    if (this.#cellRequests > MAX_REQUESTS_PER_CELL) {
+    const cell = run.op;
+    run.requests += 1;
+    if (run.requests > MAX_REQUESTS_PER_CELL) {
       this.#reply(cell, message, {
         kind: "error",
         code: "limit_exceeded",
-        message: `request ${this.#cellRequests} of execution ${JSON.stringify(cell.id)} exceeds the limit of ${MAX_REQUESTS_PER_CELL}`,
+        message: `request ${run.requests} of execution ${JSON.stringify(cell.id)} exceeds the limit of ${MAX_REQUESTS_PER_CELL}`,
       });
       return;
     }
-    if (this.#cellWaitAccepted) {
+    if (run.waitAccepted) {
       this.#reply(cell, message, {
         kind: "error",
         code: "scope_expired",
@@ -386,7 +395,7 @@ class WorkerProcess implements Worker {
       this.#reply(cell, message, { kind: "error", code: "invalid_request", message: messageOf(err) });
       return;
     }
-    const handler = this.#cellHandler;
+    const handler = run.handler;
     if (!handler) {
       this.#reply(cell, message, { kind: "error", code: "unsupported", message: `no host request handler for ${JSON.stringify(request.method)}` });
       return;
@@ -396,7 +405,7 @@ class WorkerProcess implements Worker {
       .then(() => handler(request, ctx))
       .then(
         (value) => {
-          if (request.method === "runtime.wait" && !cell.ended) this.#cellWaitAccepted = true;
+          if (request.method === "runtime.wait") run.waitAccepted = true;
           this.#reply(cell, message, { kind: "ok", value });
         },
         (err) => this.#reply(cell, message, { kind: "error", code: replyCode(err), message: messageOf(err) }),
@@ -417,40 +426,36 @@ class WorkerProcess implements Worker {
   }
 
   #onCompleted(message: { id: string; result: CompletedResult }): void {
-    const cell = this.#cell;
-    if (cell && cell.id === message.id && !cell.ended) {
-      this.#completeCell(cell, message.result);
+    const run = this.#cell;
+    if (run && run.op.id === message.id) {
+      this.#completeCell(run, message.result);
       return;
     }
     const call = this.#hookInFlight;
-    if (call && call.op.id === message.id && !call.op.ended) {
+    if (call && call.op.id === message.id) {
       this.#completeHook(call, message.result);
       return;
     }
     this.#invalidate("protocol_violation", `completion for unknown operation ${JSON.stringify(message.id)}`);
   }
 
-  #completeCell(cell: Operation<CellCompletion>, result: CompletedResult): void {
+  #completeCell(run: CellRun, result: CompletedResult): void {
+    const cell = run.op;
     const endedBy: EndedBy = cell.rung ?? (this.#stop?.kind === "shutdown" ? "shutdown" : "worker");
     const base = { id: cell.id, startedAt: cell.startedAt, endedAt: Date.now(), endedBy };
     if (result.kind === "cell") {
-      if (result.status === "yielded" && !this.#cellWaitAccepted) {
+      if (result.status === "yielded" && !run.waitAccepted) {
         this.#invalidate("protocol_violation", `execution ${JSON.stringify(cell.id)} yielded without an accepted wait`);
         return;
       }
-      this.#endCell();
+      this.#cell = undefined;
       cell.settle({ ...result, ...base, source: "worker" });
     } else if (result.kind === "failed") {
-      this.#endCell();
+      this.#cell = undefined;
       cell.settle({ ...base, kind: "failed", source: "worker", error: result.error, reason: "worker_failed", exit: null, tails: null });
     } else {
       this.#invalidate("protocol_violation", `a ${result.kind} result completed cell ${JSON.stringify(cell.id)}`);
     }
-  }
-
-  #endCell(): void {
-    this.#cell = undefined;
-    this.#cellHandler = undefined;
   }
 
   #completeHook(call: HookCall, result: CompletedResult): void {
@@ -488,7 +493,7 @@ class WorkerProcess implements Worker {
   async execute(code: string, opts: ExecuteOptions = {}): Promise<CellCompletion> {
     if (this.role !== "workbench") throw new SupervisorError("WORKER_WRONG_ROLE", `execute needs a workbench worker, pid ${this.#pid} is ${this.role}`);
     if (this.#phase !== "running") throw new SupervisorError("WORKER_DEAD", `worker pid ${this.#pid} is ${this.state}`, { tails: this.#tails() });
-    if (this.#cell) throw new SupervisorError("WORKER_BUSY", `worker pid ${this.#pid} is running cell ${JSON.stringify(this.#cell.id)}`);
+    if (this.#cell) throw new SupervisorError("WORKER_BUSY", `worker pid ${this.#pid} is running cell ${JSON.stringify(this.#cell.op.id)}`);
     const id = opts.id ?? `c-${++this.#seq}`;
     if (!IDENTIFIER.test(id)) throw new SupervisorError("WORKER_INVALID_ARGUMENT", `execution id ${JSON.stringify(id)} is not an identifier`);
     const cell = new Operation<CellCompletion>(id);
@@ -497,10 +502,7 @@ class WorkerProcess implements Worker {
     } catch (err) {
       throw new SupervisorError("WORKER_INVALID_ARGUMENT", `cell ${JSON.stringify(id)} cannot be sent: ${messageOf(err)}`, { cause: err });
     }
-    this.#cell = cell;
-    this.#cellHandler = opts.onHostRequest;
-    this.#cellRequests = 0;
-    this.#cellWaitAccepted = false;
+    this.#cell = { op: cell, handler: opts.onHostRequest, requests: 0, waitAccepted: false };
     const signal = opts.signal;
     if (signal) {
       const onAbort = () => void this.interrupt(id);
@@ -559,7 +561,7 @@ class WorkerProcess implements Worker {
 
   async interrupt(id: string): Promise<InterruptOutcome> {
     const op: AnyOperation | undefined =
-      this.#cell?.id === id ? this.#cell : this.#hookInFlight?.op.id === id ? this.#hookInFlight.op : undefined;
+      this.#cell?.op.id === id ? this.#cell.op : this.#hookInFlight?.op.id === id ? this.#hookInFlight.op : undefined;
     if (!op || op.ended || this.#phase !== "running") return { rung: "not_running" };
     op.ladder ??= this.#ladder(op);
     return op.ladder;
@@ -681,8 +683,8 @@ class WorkerProcess implements Worker {
         tails: exit.tails,
       }),
     );
-    const cell = this.#cell;
-    this.#endCell();
+    const cell = this.#cell?.op;
+    this.#cell = undefined;
     if (cell) cell.settle(cellEnd(cell, stop, exit));
     const calls = [...(this.#hookInFlight ? [this.#hookInFlight] : []), ...this.#hookQueue.splice(0)];
     this.#hookInFlight = undefined;

@@ -3,7 +3,8 @@ import { join } from "node:path";
 import { snapshotRelease } from "@klbr/activation";
 import { desc, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { effects, waits } from "../src/db/schema";
+import { effects, events as eventsTable, waits } from "../src/db/schema";
+import { findEffect } from "../src/store/effects";
 import { localSend } from "../src/requests/local";
 import { getExecution } from "../src/store/executions";
 import type { LiveExecution, Notification } from "../src/requests/context";
@@ -71,6 +72,15 @@ describe("local.send", () => {
     expect(second).toEqual(first);
     const other = await localSend({ ...ctx, requestId: "req-2" }, { text: "once" });
     expect(other.effect_id).not.toBe(first.effect_id);
+  });
+
+  test("a send whose cell yields while the review runs is refused, and nothing durable is written", async () => {
+    const live: LiveExecution = { id: "ex-late", sessionId: "root", generation: "g-1", yielded: false, ended: false, requestCount: 0, hooksPin: null };
+    const sending = localSend({ host, live, requestId: "req-late" }, { text: "too late" });
+    live.yielded = true; // the cell's runtime.wait was accepted while delivery.review ran
+    await expect(sending).rejects.toMatchObject({ code: "scope_expired" });
+    expect(findEffect(host.db, "ex-late", "req-late")).toBeUndefined();
+    expect(host.db.select().from(eventsTable).all().some((e) => (e.payload as { text: string }).text === "too late")).toBe(false);
   });
 });
 

@@ -1,6 +1,7 @@
 import { recordOutbound } from "../store/events";
 import { findEffect, insertEffect, receiptOf, type SendReceipt } from "../store/effects";
 import type { RequestContext } from "./context";
+import { ReplyError } from "./errors";
 
 /** The reason a send is held when no valid review decision exists. */
 function heldReason(outcome: Awaited<ReturnType<RequestContext["host"]["invokeHook"]>>): string | null {
@@ -32,6 +33,11 @@ export async function localSend(ctx: RequestContext, params: { text: string }): 
       // Re-check inside the write lock: a concurrent retry may have written the receipt meanwhile.
       const raced = findEffect(tx as never, live.id, requestId);
       if (raced) return raced;
+      // The review took time: scope is checked again where the effect becomes durable, so a cell
+      // that yielded or ended meanwhile makes no effect (spec "Scope, waiting and receipts").
+      if (live.yielded || live.ended) {
+        throw new ReplyError("scope_expired", `execution ${live.id} ${live.yielded ? "yielded" : "ended"} while its send was reviewed; nothing was sent`);
+      }
       const event =
         reason === null ? recordOutbound(tx as never, { sessionId: live.sessionId, text: params.text, effectId, atMs: now }) : null;
       return insertEffect(tx as never, {

@@ -54,6 +54,7 @@ interface HookCall {
   op: Operation<HookCompletion>;
   slot: HookSlot;
   input: unknown;
+  /** performance.now() by which the call must complete: monotonic, unlike the Date.now() records. */
   deadline: number;
   timer?: NodeJS.Timeout;
 }
@@ -531,7 +532,7 @@ class WorkerProcess implements Worker {
       op.settle(hostFailure(op, "queue_full", `${this.#hookQueue.length} invokes are already waiting`));
       return op.promise;
     }
-    this.#hookQueue.push({ op, slot, input, deadline: op.startedAt + this.#config.invokeBudgetMs });
+    this.#hookQueue.push({ op, slot, input, deadline: performance.now() + this.#config.invokeBudgetMs });
     this.#pumpHooks();
     return op.promise;
   }
@@ -539,7 +540,7 @@ class WorkerProcess implements Worker {
   #pumpHooks(): void {
     while (!this.#hookInFlight && this.#hookQueue.length > 0 && this.#phase === "running") {
       const call = this.#hookQueue.shift()!;
-      const remaining = call.deadline - Date.now();
+      const remaining = call.deadline - performance.now();
       if (remaining <= 0) {
         call.op.settle(hostFailure(call.op, "hook_timeout", `the ${this.#config.invokeBudgetMs} ms budget ran out in the queue`));
         continue;

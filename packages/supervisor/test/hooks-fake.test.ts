@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { startFake } from "./helpers.js";
 
 const review = (text: string) => ({ effect_id: "e-1", destination: "operator" as const, text });
@@ -51,6 +51,21 @@ describe("invoke (fake hooks worker)", () => {
     const second = worker.invoke("delivery.review", review("slow:1700"));
     expect(await first).toMatchObject({ kind: "hook" });
     expect(await second).toMatchObject({ kind: "failed", reason: "hook_timeout" });
+  });
+
+  it("the budget is kept on a monotonic clock: a wall-clock jump does not expire a queued call", async () => {
+    const worker = await startFake("hooks", { role: "hooks", invokeBudgetMs: 30_000 });
+    const first = worker.invoke("delivery.review", review("slow:200"));
+    const second = worker.invoke("delivery.review", review("allow"));
+    const now = Date.now();
+    const jump = vi.spyOn(Date, "now").mockImplementation(() => now + 3_600_000);
+    try {
+      expect(await first).toMatchObject({ kind: "hook" });
+      expect(await second).toMatchObject({ kind: "hook", value: { action: "allow" } });
+    } finally {
+      jump.mockRestore();
+    }
+    await worker.shutdown();
   });
 
   it("a full queue fails at once with queue_full", async () => {

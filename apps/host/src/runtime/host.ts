@@ -14,7 +14,7 @@ import { finishExecution, startExecution, type ExecutionRow, type ExecutionStatu
 import { recordIncident } from "../store/incidents";
 import { lastKernelReset, recordKernelReset } from "../store/kernel";
 import { recordReply, recordRequest } from "../store/requests";
-import { getWait, wakeWaits, type WaitRow } from "../store/waits";
+import { wakeWait, wakeWaits, type WaitRow } from "../store/waits";
 import { BehaviourManager } from "./behaviour";
 import { HooksService, type HooksGeneration } from "./hooks-service";
 import { acquireHostLock } from "./host-lock";
@@ -203,13 +203,16 @@ export class Host implements HostServices {
 
   /** Wake a wait when its deadline passes (timers are rebuilt from the log after a restart). */
   scheduleWaitDeadline(waitId: string, deadlineMs: number): void {
+    // A wait accepted while the host stops gets no timer: it would fire on a closed log. The next
+    // start wakes it (overdue) or schedules it again from the durable row.
+    if (this.stopping) return;
     const delay = Math.min(Math.max(0, deadlineMs - this.now()), 2 ** 31 - 1);
     const timer = setTimeout(() => {
       this.timers.delete(timer);
-      const wait = getWait(this.db, waitId);
-      if (!wait || wait.state !== "waiting") return;
-      const woken = wakeWaits(this.db, wait.sessionId, "deadline", this.now());
-      this.announceWakes(woken, "deadline");
+      if (this.stopping) return;
+      // Only this wait: another open wait of the session has its own deadline, or none.
+      const woken = wakeWait(this.db, waitId, "deadline", this.now());
+      if (woken) this.announceWakes([woken], "deadline");
     }, delay);
     timer.unref();
     this.timers.add(timer);

@@ -59,6 +59,16 @@ export function wakeWaits(db: HostDb, sessionId: string, wokenBy: string, nowMs:
     .all();
 }
 
+/** Wake one wait if it is still open (its own deadline passed); returns the row if it was woken now. */
+export function wakeWait(db: HostDb, id: string, wokenBy: string, nowMs: number): WaitRow | undefined {
+  return db
+    .update(waits)
+    .set({ state: "woken", wokenBy, wokenAtMs: nowMs })
+    .where(and(eq(waits.id, id), eq(waits.state, "waiting")))
+    .returning()
+    .get();
+}
+
 /** Wake every open wait whose deadline has passed; returns the rows woken. */
 export function wakeDueWaits(db: HostDb, nowMs: number): WaitRow[] {
   return db

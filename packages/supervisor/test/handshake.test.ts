@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { trackedWorkers } from "../src/exit-hook.js";
 import { isSupervisorError, type SupervisorError } from "../src/index.js";
 import { exists, loggedPid, noneAlive, sleep, startFake } from "./helpers.js";
 
@@ -17,6 +18,7 @@ describe("handshake", () => {
     let dir = "";
     const worker = await startFake("requests", { materialize: (d) => void (dir = d) });
     expect(worker.state).toBe("ready");
+    expect(trackedWorkers()).toContain(worker.pid);
     expect(worker.hello).toMatchObject({ kind: "hello", role: "workbench", revision: null, slots: [] });
     expect(exists(dir)).toBe(true);
     expect(exists(`${dir}/w.sock`)).toBe(false);
@@ -24,6 +26,8 @@ describe("handshake", () => {
     expect(exit).toMatchObject({ code: 0, reason: "shutdown" });
     expect(worker.state).toBe("dead");
     expect(exists(dir)).toBe(false);
+    // The host's exit hook forgets it: nothing is killed by this pid at host exit.
+    expect(trackedWorkers()).not.toContain(worker.pid);
   });
 
   it("a wrong token is WORKER_BAD_TOKEN; the process is stopped and the dir removed", async () => {
@@ -31,6 +35,7 @@ describe("handshake", () => {
     const err = await failure(startFake("wrong-token", { materialize: (d) => void (dir = d) }));
     expect(err.code).toBe("WORKER_BAD_TOKEN");
     expect(noneAlive([loggedPid(err.tails!.stderr)])).toBe(true);
+    expect(trackedWorkers()).not.toContain(loggedPid(err.tails!.stderr));
     expect(exists(dir)).toBe(false);
   });
 

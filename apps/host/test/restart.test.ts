@@ -1,11 +1,12 @@
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, describe, expect, test } from "vitest";
+import { afterAll, describe, expect, test, vi } from "vitest";
 import { migrateHostDb, openSqlite } from "../src/db/open";
 import { headerChain } from "../src/store/headers";
 import { startExecution } from "../src/store/executions";
 import { createWait, getWait } from "../src/store/waits";
 import { Host } from "../src/runtime/host";
+import { SkillsService } from "../src/runtime/skills-service";
 import { getExecution, runningExecutions } from "../src/store/executions";
 import { resultOf, tempDir } from "./helpers";
 
@@ -82,5 +83,16 @@ describe("a host started again on the same data directory", () => {
     host.scheduleWaitDeadline("wait-after-stop", 0);
     // A timer due at once fires before this one; had it been set, it would throw on the closed database.
     await new Promise((r) => setTimeout(r, 20));
+  });
+
+  test("a start indexes the skill roots once (the root workbench's generation does it)", async () => {
+    const reindex = vi.spyOn(SkillsService.prototype, "reindex");
+    try {
+      const host = await Host.start({ dataDir, workspace });
+      await host.stop();
+      expect(reindex).toHaveBeenCalledTimes(1);
+    } finally {
+      reindex.mockRestore();
+    }
   });
 });

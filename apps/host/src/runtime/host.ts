@@ -111,14 +111,13 @@ export class Host implements HostServices {
     this.headers = new InstructionHeaders(this.db, () => this.now());
   }
 
-  /** Start a host: migrate, recover, index skills, start the hooks worker and the root workbench. */
+  /** Start a host: migrate, recover, start the hooks worker and the root workbench (whose start indexes the skills). */
   static async start(options: HostOptions): Promise<Host> {
     const host = new Host(options);
     try {
       host.behaviour.migrate();
       const recovered = recoverAfterCrash(host.db, host.now());
       for (const wait of recovered.openWaits) if (wait.deadlineMs !== null) host.scheduleWaitDeadline(wait.id, wait.deadlineMs);
-      await host.skills.reindex();
       const gen = await host.behaviour.startActive();
       if (gen) host.hooks.install(gen);
       await host.ensureWorkbench(ROOT_SESSION, "host_start");

@@ -660,6 +660,8 @@ class WorkerProcess implements Worker {
     killTreeOnce(this.#pid, this.#known);
     await Promise.race([this.#stdioClosed, sleep(50)]);
     const exit = this.#settleAll();
+    // shutdown() may have armed its timer while the connection was drained above.
+    clearTimeout(this.#shutdownTimer);
     this.#treeKill = undefined;
     await this.#killTree();
     await removePrivateDir(this.#dir);

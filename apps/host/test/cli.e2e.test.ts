@@ -127,7 +127,8 @@ describe("klbr against a running daemon", () => {
     let stderr = "";
     child.stderr.on("data", (c) => (stderr += c));
     // Wait until the daemon reports the cell running, then interrupt the way a terminal does.
-    for (let i = 0; i < 200; i++) {
+    // No iteration cap: a SIGINT sent before the cell runs would interrupt nothing and the cell would never end.
+    for (;;) {
       const status = JSON.parse((await klbr(["status", "--json"])).stdout) as { workbenches: Array<{ running: string | null }> };
       if (status.workbenches[0]?.running) break;
       await new Promise((r) => setTimeout(r, 50));

@@ -158,7 +158,8 @@ describe("scope and waiting", () => {
         "task = asyncio.ensure_future(later())",
       ].join("\n"),
     );
-    const r = await cell("await asyncio.sleep(0.5)\nlate.get('code')");
+    // Wait for the task itself, not a fixed time, so a slow machine cannot read `late` too early.
+    const r = await cell("await asyncio.wait_for(task, 30)\nlate.get('code')");
     expect(resultOf(r)).toBe("'scope_expired'");
   });
 });

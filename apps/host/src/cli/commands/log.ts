@@ -17,6 +17,10 @@ function human(entry: LogEntry): string {
 
 /** `klbr log [--follow] [--json]`: the durable log, read straight from the database (no daemon needed). */
 export async function logCommand(opts: CommonOptions & { follow?: boolean; json?: boolean; limit?: string }): Promise<number> {
+  if (opts.limit !== undefined && !/^\d+$/.test(opts.limit)) {
+    throw new HostError("CLI_USAGE", `-n/--limit needs a non-negative integer, got ${JSON.stringify(opts.limit)}`);
+  }
+  const limit = opts.limit !== undefined ? Number(opts.limit) : undefined;
   const file = dataLayout(dataDirOf(opts)).database;
   if (!existsSync(file)) throw new HostError("HOST_NOT_RUNNING", `no klbr database at ${file}; run \`klbr init\` first`);
   const sqlite = new Database(file, { readonly: true, fileMustExist: true });
@@ -29,7 +33,6 @@ export async function logCommand(opts: CommonOptions & { follow?: boolean; json?
       process.stdout.write(`${opts.json ? JSON.stringify(entry) : human(entry)}\n`);
     }
   };
-  const limit = opts.limit ? Number(opts.limit) : undefined;
   const all = readLog(sqlite);
   if (limit !== undefined) for (const e of all.slice(0, Math.max(0, all.length - limit))) seen.add(e.key);
   print(all);

@@ -61,6 +61,9 @@ interface HookCall {
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
+/** Call `fn` synchronously; its value, promise or throw becomes one promise. */
+const settleWith = <T>(fn: () => T | Promise<T>): Promise<T> => new Promise<T>((resolve) => resolve(fn()));
+
 /**
  * Start a worker: private 0700 dir and socket, spawn in its own process group, accept one
  * connection, check its hello. Resolves once the worker is ready; on any failure the tree is
@@ -363,12 +366,10 @@ class WorkerProcess implements Worker {
         });
         return;
       }
-      void Promise.resolve()
-        .then(() => stray(message.request, ids))
-        .then(
-          (value) => this.#reply(undefined, message, { kind: "ok", value }),
-          (err) => this.#reply(undefined, message, { kind: "error", code: replyCode(err), message: messageOf(err) }),
-        );
+      void settleWith(() => stray(message.request, ids)).then(
+        (value) => this.#reply(undefined, message, { kind: "ok", value }),
+        (err) => this.#reply(undefined, message, { kind: "error", code: replyCode(err), message: messageOf(err) }),
+      );
       return;
     }
     const cell = run.op;
@@ -402,15 +403,15 @@ class WorkerProcess implements Worker {
       return;
     }
     const ctx: HostRequestContext = { ...ids, signal: cell.signal };
-    void Promise.resolve()
-      .then(() => handler(request, ctx))
-      .then(
-        (value) => {
-          if (request.method === "runtime.wait") run.waitAccepted = true;
-          this.#reply(cell, message, { kind: "ok", value });
-        },
-        (err) => this.#reply(cell, message, { kind: "error", code: replyCode(err), message: messageOf(err) }),
-      );
+    // Called now, while the cell certainly runs: a completion read later in the same chunk cannot
+    // end the cell before its handler starts (it aborts ctx.signal afterwards instead).
+    void settleWith(() => handler(request, ctx)).then(
+      (value) => {
+        if (request.method === "runtime.wait") run.waitAccepted = true;
+        this.#reply(cell, message, { kind: "ok", value });
+      },
+      (err) => this.#reply(cell, message, { kind: "error", code: replyCode(err), message: messageOf(err) }),
+    );
   }
 
   /** Send a host_reply unless its execution has ended; an unencodable value becomes an `internal` error. */

@@ -9,30 +9,37 @@ function resultText(done: unknown): string {
 }
 
 describe("host requests (fake worker)", () => {
-  it("a reply that arrives after the execution ended is never sent, and its handler sees the abort", async () => {
-    const worker = await startFake("requests");
-    let lateSignal: AbortSignal | undefined;
-    let lateSettled!: () => void;
-    const late = new Promise<void>((r) => (lateSettled = r));
-    const done = await worker.execute("late", {
-      onHostRequest: async (req: HostRequest, ctx) => {
-        if (ctx.requestId === "r1") return { effect_id: "e1" };
-        lateSignal = ctx.signal;
-        // Answer only once the execution has ended: ordering, not a sleep, makes this reply late.
-        await new Promise((resolve) => ctx.signal.addEventListener("abort", resolve, { once: true }));
-        lateSettled();
-        return { effect_id: "e2" };
-      },
-    });
-    expect(done).toMatchObject({ status: "ok", endedBy: "worker" });
-    await late;
-    await sleep(100);
-    expect(worker.stderrTail).toContain("recv host_reply r1");
-    expect(worker.stderrTail).not.toContain("recv host_reply r2");
-    expect(lateSignal?.aborted).toBe(true);
-    expect(worker.state).toBe("ready");
-    await worker.shutdown();
-  });
+  it.each(["late", "late-same-chunk"])(
+    "a reply that arrives after the execution ended is never sent, and its handler sees the abort (%s)",
+    async (code) => {
+      const worker = await startFake("requests");
+      let abortedAtStart: boolean | undefined;
+      let lateSignal: AbortSignal | undefined;
+      let lateSettled!: () => void;
+      const late = new Promise<void>((r) => (lateSettled = r));
+      const done = await worker.execute(code, {
+        onHostRequest: async (_req: HostRequest, ctx) => {
+          if (ctx.requestId === "r1") return { effect_id: "e1" };
+          lateSignal = ctx.signal;
+          // A handler starts while its cell runs, even when the completion was read in the same chunk.
+          abortedAtStart = ctx.signal.aborted;
+          // Answer only once the execution has ended: ordering, not a sleep, makes this reply late.
+          if (!ctx.signal.aborted) await new Promise((resolve) => ctx.signal.addEventListener("abort", resolve, { once: true }));
+          lateSettled();
+          return { effect_id: "e2" };
+        },
+      });
+      expect(done).toMatchObject({ status: "ok", endedBy: "worker" });
+      await late;
+      expect(abortedAtStart).toBe(false);
+      expect(lateSignal?.aborted).toBe(true);
+      await sleep(100);
+      expect(worker.stderrTail).toContain("recv host_reply r1");
+      expect(worker.stderrTail).not.toContain("recv host_reply r2");
+      expect(worker.state).toBe("ready");
+      await worker.shutdown();
+    },
+  );
 
   it("the 129th and later requests of one cell are refused with limit_exceeded", async () => {
     const worker = await startFake("requests");

@@ -1,5 +1,6 @@
 // A scripted workbench. On execute with code:
 //   "late"      -> request r1 and r2; complete once r1's reply arrives (r2 is answered late by the host)
+//   "late-same-chunk" -> request r1; once its reply arrives, write request r2 and the completion in one write
 //   "many:<n>"  -> n requests at once; complete after every reply, with the reply kinds as result
 //   "stray"     -> a request for an unknown execution; complete with the reply it got
 //   "yield"     -> runtime.wait, then (after the ok reply) another request; complete yielded after both replies
@@ -23,6 +24,8 @@ const socket = open((message) => {
     if (code === "late") {
       send(socket, { kind: "host_request", id: "r1", execution_id: current.id, request: { method: "local.send", text: "now" } });
       send(socket, { kind: "host_request", id: "r2", execution_id: current.id, request: { method: "local.send", text: "later" } });
+    } else if (code === "late-same-chunk") {
+      send(socket, { kind: "host_request", id: "r1", execution_id: current.id, request: { method: "local.send", text: "now" } });
     } else if (code.startsWith("many:")) {
       current.expect = Number(code.slice(5));
       for (let i = 0; i < current.expect; i++) {
@@ -70,6 +73,10 @@ const socket = open((message) => {
     c.replies.push(message);
     const summary = () => JSON.stringify(c.replies.map((r) => (r.reply.kind === "ok" ? "ok" : r.reply.code)));
     if (c.code === "late" && message.id === "r1") send(socket, { kind: "completed", id: c.id, result: cellOk("done") });
+    if (c.code === "late-same-chunk" && message.id === "r1") {
+      const r2 = { kind: "host_request", id: "r2", execution_id: c.id, request: { method: "local.send", text: "later" } };
+      socket.write(Buffer.concat([frame(envelope(r2)), frame(envelope({ kind: "completed", id: c.id, result: cellOk("done") }))]));
+    }
     if (c.code.startsWith("many:") && c.replies.length === c.expect) send(socket, { kind: "completed", id: c.id, result: cellOk(summary()) });
     if (c.code === "stray") send(socket, { kind: "completed", id: c.id, result: cellOk(JSON.stringify(message)) });
     if (c.code === "yield" && message.id === "w1") {

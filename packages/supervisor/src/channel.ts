@@ -6,7 +6,7 @@ import { errorCode, readMessage, writeMessage, type Identity, type InboundMessag
 export interface ChannelHandlers {
   /** One validated inbound message, in arrival order. */
   message(message: InboundMessage): void;
-  /** The connection is unusable: a frame or envelope error, or EOF. Called at most once. */
+  /** The connection is unusable: a frame or envelope error, EOF (or a reset), a socket error. Called at most once. */
   fault(reason: string, detail: string): void;
 }
 
@@ -28,7 +28,12 @@ export class Channel {
     socket.on("data", (chunk: Buffer) => this.#onData(chunk));
     socket.on("end", () => this.#onEnd());
     socket.on("close", () => this.#onEnd());
-    socket.on("error", (err) => this.#fail("socket_error", err.message));
+    socket.on("error", (err: NodeJS.ErrnoException) => {
+      // A worker that exits with bytes of ours unread makes the kernel reset our end: that is
+      // its end of the connection (an EOF), not a fault of the socket.
+      if (err.code === "ECONNRESET" || err.code === "EPIPE") this.#onEnd();
+      else this.#fail("socket_error", err.message);
+    });
   }
 
   /** True once the channel has faulted or been closed. */

@@ -46,6 +46,15 @@ describe("invalidation by a misbehaving worker", () => {
     await expect(worker.execute("again")).rejects.toMatchObject({ code: "WORKER_DEAD" });
   });
 
+  it("a worker that exits with a reply unread is worker_exited (the reset it causes is its end, not a socket fault)", async () => {
+    const worker = await startFake("requests");
+    let replied = false;
+    const done = await worker.execute("reset", { onHostRequest: () => void (replied = true) });
+    expect(replied).toBe(true);
+    expect(done).toMatchObject({ kind: "failed", source: "host", reason: "worker_exited", exit: { code: 5 } });
+    expect(await worker.exited).toMatchObject({ reason: "worker_exited", code: 5 });
+  });
+
   it("a dead worker's death listeners get its exit once", async () => {
     const worker = await startFake("requests");
     const seen: string[] = [];

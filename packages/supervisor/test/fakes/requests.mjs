@@ -6,6 +6,8 @@
 //   "yield"     -> runtime.wait, then (after the ok reply) another request; complete yielded after both replies
 //   "ladder:<n>" -> ignore the first n-1 rungs (1: complete on interrupt, 2: on SIGINT, 3: never)
 //   "exit:<n>"  -> process.exit(n)
+//   "reset"     -> stop reading, request r1, exit 300 ms later with the host's reply unread (the
+//                  kernel then resets the host's end: ECONNRESET instead of a clean EOF)
 //   "spawn"     -> start `sleep 1000` and a setsid `sleep 1000`, complete with their pids
 //   "flood:<mb>" -> write mb MiB to raw stdout, then complete
 //   anything else -> complete ok with the code echoed
@@ -37,6 +39,11 @@ const socket = open((message) => {
       send(socket, { kind: "host_request", id: "w1", execution_id: current.id, request: { method: "runtime.wait", seconds: null, reason: "input" } });
     } else if (code.startsWith("ladder:")) {
       // waits for interrupt / SIGINT
+    } else if (code === "reset") {
+      socket.pause();
+      socket._handle.readStop(); // pause() alone keeps reading into the stream's buffer
+      send(socket, { kind: "host_request", id: "r1", execution_id: current.id, request: { method: "local.send", text: "unread" } });
+      setTimeout(() => process.exit(5), 300);
     } else if (code.startsWith("exit:")) {
       process.exit(Number(code.slice(5)));
     } else if (code === "spawn") {

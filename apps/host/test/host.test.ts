@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { snapshotRelease } from "@klbr/activation";
 import { desc, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { effects, events as eventsTable, waits } from "../src/db/schema";
+import { effects, events as eventsTable, kernelResets, waits } from "../src/db/schema";
 import { findEffect } from "../src/store/effects";
 import { localSend } from "../src/requests/local";
 import { getExecution } from "../src/store/executions";
@@ -40,6 +40,15 @@ describe("cells", () => {
     const r = await cell("1/0");
     expect(r.status).toBe("error");
     expect(r.error).toContain("ZeroDivisionError");
+  });
+
+  test("two first cells of a new session arriving together share one worker generation", async () => {
+    const [a, b] = await Promise.all([host.execute("import os; os.getpid()", "twin"), host.execute("import os; os.getpid()", "twin")]);
+    expect([a.status, b.status]).toEqual(["ok", "ok"]);
+    expect(a.generation).toBe("g-1");
+    expect(b.generation).toBe("g-1");
+    expect(resultOf(a)).toBe(resultOf(b));
+    expect(host.db.select().from(kernelResets).where(eq(kernelResets.sessionId, "twin")).all()).toHaveLength(1);
   });
 
   test("a cell the worker cannot take (over one frame) is closed as failed, never left running", async () => {

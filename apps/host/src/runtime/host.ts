@@ -351,7 +351,14 @@ export class Host implements HostServices {
     if (!bench) {
       bench = new Workbench(sessionId);
       this.workbenches.set(sessionId, bench);
-      await this.restartWorkbench(bench, reason);
+      // Start the first generation in the foreground slot: a concurrent first cell of the session
+      // queues behind it instead of finding no worker and starting a second one.
+      const release = await bench.acquire();
+      try {
+        await this.restartWorkbench(bench, reason);
+      } finally {
+        release();
+      }
     }
     return bench;
   }

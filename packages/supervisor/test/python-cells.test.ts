@@ -104,8 +104,9 @@ describe("the real Python workbench", () => {
     let lateDone!: () => void;
     const late = new Promise<void>((r) => (lateDone = r));
     const first = await worker.execute("import asyncio\nt = asyncio.ensure_future(runtime.send('late'))\nawait asyncio.sleep(0.01)\n'left'", {
-      onHostRequest: async () => {
-        await sleep(150);
+      onHostRequest: async (_req, ctx) => {
+        // Answer only after the cell ended: ordered by the abort, not by a sleep the cell might outlast.
+        await new Promise((resolve) => ctx.signal.addEventListener("abort", resolve, { once: true }));
         lateDone();
         return { echo: "late" };
       },

@@ -606,7 +606,10 @@ class WorkerProcess implements Worker {
       // the exit path or the timer below finishes the job.
     }
     this.#shutdownTimer = setTimeout(() => {
-      this.#stop = { reason: "shutdown_timeout", detail: `the worker did not exit within ${this.#config.shutdownGraceMs} ms`, kind: "shutdown" };
+      // A hard stop or an invalidation since the shutdown keeps its own reason.
+      if (this.#stop?.kind === "shutdown") {
+        this.#stop = { reason: "shutdown_timeout", detail: `the worker did not exit within ${this.#config.shutdownGraceMs} ms`, kind: "shutdown" };
+      }
       void this.#killTree();
     }, this.#config.shutdownGraceMs);
     return this.exited;

@@ -1,4 +1,4 @@
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, test, vi } from "vitest";
 import { migrateHostDb, openSqlite } from "../src/db/open";
@@ -95,4 +95,28 @@ describe("a host started again on the same data directory", () => {
       reindex.mockRestore();
     }
   });
+
+  test("a workbench starting while the host stops is refused or shut down, never left running", async () => {
+    const host = await Host.start({ dataDir, workspace });
+    const late = host.execute("1", "late");
+    await host.stop();
+    await expect(late).rejects.toMatchObject({ code: "HOST_STOPPING" });
+    expect(workerChildren()).toEqual([]);
+  });
 });
+
+/** Worker processes this test process started that are still alive. */
+function workerChildren(): number[] {
+  return readdirSync("/proc")
+    .filter((p) => /^\d+$/.test(p))
+    .filter((p) => {
+      try {
+        const stat = readFileSync(`/proc/${p}/stat`, "utf8");
+        const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+        return ppid === process.pid && readFileSync(`/proc/${p}/cmdline`, "utf8").includes("klbr.worker");
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}

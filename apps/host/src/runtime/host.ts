@@ -9,6 +9,7 @@ import { dataLayout, defaultPythonDir, type DataLayout } from "../paths";
 import { dispatch } from "../requests";
 import type { HookOutcome, HostServices, LiveExecution, Notification } from "../requests/context";
 import { ReplyError } from "../requests/errors";
+import { HostError } from "../errors";
 import { markConsumed, pendingInputs, recordInput, setAttention } from "../store/events";
 import { finishExecution, startExecution, type ExecutionRow, type ExecutionStatus } from "../store/executions";
 import { recordIncident } from "../store/incidents";
@@ -369,7 +370,8 @@ export class Host implements HostServices {
     const previous = lastKernelReset(this.db, bench.sessionId);
     const generation = `g-${(previous ? Number(previous.generation.replace(/^g-/, "")) || 0 : 0) + 1}`;
     const index = await this.skills.reindex();
-    const worker = await startWorker({
+    this.refuseWhenStopping(`workbench ${bench.sessionId}`);
+    const worker = await this.keepUnlessStopping(startWorker({
       role: "workbench",
       sessionId: bench.sessionId,
       generation,
@@ -380,7 +382,7 @@ export class Host implements HostServices {
       expect: { revision: null, skills: index.revision },
       ...(this.options.interruptGraceMs !== undefined ? { interruptGraceMs: this.options.interruptGraceMs } : {}),
       ...(this.options.sigintGraceMs !== undefined ? { sigintGraceMs: this.options.sigintGraceMs } : {}),
-    });
+    }), `workbench ${bench.sessionId}`);
     bench.worker = worker;
     const skills = (worker.hello as { skills?: string | null }).skills ?? null;
     recordKernelReset(this.db, { sessionId: bench.sessionId, generation, skillsRevision: skills, pid: worker.pid, reason, atMs: this.now() });
@@ -460,7 +462,8 @@ export class Host implements HostServices {
 
   /** Start a hooks worker on a release and check that its hello names that release. */
   private async spawnHooks(release: { path: string; digest: string; epoch: number }): Promise<HooksGeneration> {
-    const worker = await startWorker({
+    this.refuseWhenStopping("hooks");
+    const worker = await this.keepUnlessStopping(startWorker({
       role: "hooks",
       sessionId: ROOT_SESSION,
       generation: newId("h"),
@@ -469,7 +472,7 @@ export class Host implements HostServices {
       cwd: this.workspace,
       sourceDir: release.path,
       expect: { revision: release.digest, skills: null },
-    });
+    }), "hooks");
     return {
       worker,
       revision: release.digest,
@@ -479,6 +482,18 @@ export class Host implements HostServices {
       pinnedBy: new Set(),
       retired: false,
     };
+  }
+
+  private refuseWhenStopping(what: string): void {
+    if (this.stopping) throw new HostError("HOST_STOPPING", `the host is stopping; no ${what} worker is started`);
+  }
+
+  /** A worker that came up after stop() collected the running ones would outlive the host: shut it down. */
+  private async keepUnlessStopping(starting: Promise<Worker>, what: string): Promise<Worker> {
+    const worker = await starting;
+    if (!this.stopping) return worker;
+    await worker.shutdown().catch(() => undefined);
+    throw new HostError("HOST_STOPPING", `the host stopped while a ${what} worker started; it was shut down`);
   }
 
   private async retireHooks(gen: HooksGeneration): Promise<void> {

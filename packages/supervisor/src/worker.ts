@@ -61,6 +61,9 @@ interface HookCall {
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
+/** How long a worker that closed its connection before hello has to exit (then WORKER_EXITED_EARLY). */
+const EOF_EXIT_GRACE_MS = 2000;
+
 /** Call `fn` synchronously; its value, promise or throw becomes one promise. */
 const settleWith = <T>(fn: () => T | Promise<T>): Promise<T> => new Promise<T>((resolve) => resolve(fn()));
 
@@ -337,8 +340,9 @@ class WorkerProcess implements Worker {
   #onFault(reason: string, detail: string): void {
     if (this.#handshake) {
       const err = new SupervisorError("WORKER_PROTOCOL", `handshake failed (${reason}): ${detail}`);
-      // A worker that dies while connecting closes the socket first; let its exit name the failure.
-      if (reason === "worker_exited") setTimeout(() => this.#failHandshake(err), 100);
+      // A worker that dies while connecting closes the socket first and may take a while to
+      // exit: let its exit name the failure, unless it outlives the connection by the grace.
+      if (reason === "worker_exited") setTimeout(() => this.#failHandshake(err), EOF_EXIT_GRACE_MS);
       else this.#failHandshake(err);
       return;
     }

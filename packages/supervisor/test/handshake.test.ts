@@ -69,6 +69,18 @@ describe("handshake", () => {
     expect(err.tails?.stderr).toContain("boom at import");
   });
 
+  it("a worker that closes its connection and exits a little later is WORKER_EXITED_EARLY with its code", async () => {
+    const err = await failure(startFake("close-then-exit"));
+    expect(err.code).toBe("WORKER_EXITED_EARLY");
+    expect(err.message).toContain("code 6");
+  });
+
+  it("a worker that closes its connection and lingers is WORKER_PROTOCOL, and is killed", async () => {
+    const err = await failure(startFake("close-then-exit", { env: { FAKE_STAY: "1" }, handshakeTimeoutMs: 30_000 }));
+    expect(err.code).toBe("WORKER_PROTOCOL");
+    expect(noneAlive([loggedPid(err.tails!.stderr)])).toBe(true);
+  });
+
   it("a command that cannot be spawned is WORKER_SPAWN_FAILED", async () => {
     const err = await failure(startFake("no-hello", { command: ["/nonexistent/klbr-python"] }));
     expect(err.code).toBe("WORKER_SPAWN_FAILED");

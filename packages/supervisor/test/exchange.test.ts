@@ -103,7 +103,7 @@ describe("host requests (fake worker)", () => {
   });
 
   it("one foreground cell at a time: a second execute is WORKER_BUSY", async () => {
-    const worker = await startFake("requests", { interruptGraceMs: 30_000 });
+    const worker = await startFake("requests", { interruptGraceMs: 10_000 });
     const first = worker.execute("ladder:1");
     await expect(worker.execute("x")).rejects.toMatchObject({ code: "WORKER_BUSY", retryable: true });
     expect(worker.state).toBe("busy");
@@ -129,7 +129,7 @@ describe("host requests (fake worker)", () => {
 describe("interrupt ladder (fake worker)", () => {
   // A grace the expected rung must beat is long (a loaded CI box may take seconds); a grace that
   // must run out is short (load only makes it run out later, never sooner).
-  const LONG = 30_000;
+  const LONG = 10_000; // under the 20 s test timeout, so a missed rung fails as a wrong rung, not a timeout
   const SHORT = 150;
   const graces = { interruptGraceMs: SHORT, sigintGraceMs: SHORT };
 

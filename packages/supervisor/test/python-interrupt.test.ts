@@ -3,7 +3,7 @@ import { startPython } from "./helpers.js";
 
 // Either of the first two rungs may end these cells, so only the SIGINT grace (which must not run
 // out) is long; the stubborn cell below needs both short to reach the hard stop.
-const graces = { interruptGraceMs: 400, sigintGraceMs: 30_000 };
+const graces = { interruptGraceMs: 400, sigintGraceMs: 10_000 };
 const short = { interruptGraceMs: 400, sigintGraceMs: 400 };
 
 describe("interrupting a real Python cell", () => {

@@ -16,6 +16,11 @@ export interface Recovery {
  * whose deadline passed are woken. Open waits with a future deadline get timers again.
  */
 export function recoverAfterCrash(db: HostDb, nowMs: number): Recovery {
+  // One transaction: a crash during recovery leaves either nothing or all of it (with its incident).
+  return db.transaction((tx) => recover(tx as unknown as HostDb, nowMs), { behavior: "immediate" });
+}
+
+function recover(db: HostDb, nowMs: number): Recovery {
   const interrupted: string[] = [];
   for (const row of runningExecutions(db)) {
     finishExecution(db, row.id, {

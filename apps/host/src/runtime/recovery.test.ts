@@ -1,0 +1,44 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, test } from "vitest";
+import { migrateHostDb, openSqlite } from "../db/open";
+import { getExecution, startExecution } from "../store/executions";
+import { createWait, getWait } from "../store/waits";
+import { recoverAfterCrash } from "./recovery";
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+function crashedLog() {
+  const dir = mkdtempSync("/tmp/klbr-rec-");
+  dirs.push(dir);
+  const sqlite = openSqlite(join(dir, "klbr.sqlite"));
+  const db = migrateHostDb(sqlite);
+  startExecution(db, { id: "ex-cut", sessionId: "root", generation: "g-1", code: "pass", startedAtMs: 1_000 });
+  createWait(db, { id: "wait-due", sessionId: "root", executionId: "ex-cut", reason: "r", seconds: 1, nowMs: 1_000 });
+  createWait(db, { id: "wait-later", sessionId: "root", executionId: "ex-cut", reason: "r", seconds: 600, nowMs: 1_000 });
+  return { sqlite, db };
+}
+
+describe("recoverAfterCrash", () => {
+  test("closes running cells as interrupted, wakes overdue waits, keeps the others open", () => {
+    const { sqlite, db } = crashedLog();
+    const r = recoverAfterCrash(db, 5_000);
+    expect(r.interrupted).toEqual(["ex-cut"]);
+    expect(r.woken.map((w) => w.id)).toEqual(["wait-due"]);
+    expect(r.openWaits.map((w) => w.id)).toEqual(["wait-later"]);
+    expect(getExecution(db, "ex-cut")).toMatchObject({ status: "interrupted", endedBy: "host_restart" });
+    sqlite.close();
+  });
+
+  test("is all or nothing: a failure part way leaves the log as the crash left it", () => {
+    const { sqlite, db } = crashedLog();
+    sqlite.exec("DROP TABLE incidents"); // the last write of a recovery now fails
+    expect(() => recoverAfterCrash(db, 5_000)).toThrow();
+    expect(getExecution(db, "ex-cut")).toMatchObject({ status: "running" });
+    expect(getWait(db, "wait-due")).toMatchObject({ state: "waiting" });
+    sqlite.close();
+  });
+});

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { snapshotRelease } from "@klbr/activation";
 import { desc, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { effects, events as eventsTable, kernelResets, waits } from "../src/db/schema";
+import { effects, events as eventsTable, incidents, kernelResets, waits } from "../src/db/schema";
 import { findEffect } from "../src/store/effects";
 import { localSend } from "../src/requests/local";
 import { getExecution } from "../src/store/executions";
@@ -296,5 +296,20 @@ describe("behavior.activate", () => {
     expect(host.hooksInfo()!.revision).toBe(release.digest);
     const next = await cell("(await runtime.send('a new cell'))['effect_id']");
     expect(revisionOf(resultOf(next)!.replace(/'/g, ""))).toBe(release.digest);
+  });
+});
+
+describe("a dead hooks worker", () => {
+  test("is replaced once on the same release, however many callers find it dead", async () => {
+    const before = host.status() as { hooks: { pid: number; revision: string } };
+    process.kill(before.hooks.pid, "SIGKILL");
+    while ((host.status() as { hooks: { state: string } }).hooks.state !== "dead") await new Promise((r) => setTimeout(r, 10));
+    const [a, b] = await Promise.all([host.postInput("first after the death"), host.postInput("second after the death")]);
+    for (const input of [a, b]) expect((input.attention as { hook: Record<string, unknown> }).hook).not.toHaveProperty("unavailable");
+    const restarts = host.db.select().from(incidents).where(eq(incidents.kind, "hooks.restart")).all();
+    expect(restarts).toHaveLength(1);
+    const after = host.status() as { hooks: { pid: number; revision: string; state: string } };
+    expect(after.hooks).toMatchObject({ revision: before.hooks.revision, state: "ready" });
+    expect(after.hooks.pid).not.toBe(before.hooks.pid);
   });
 });

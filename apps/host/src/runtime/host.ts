@@ -82,6 +82,8 @@ export class Host implements HostServices {
   private readonly workbenches = new Map<string, Workbench>();
   private readonly listeners = new Set<(n: Notification) => void>();
   private readonly timers = new Set<NodeJS.Timeout>();
+  /** The replacement of a dead hooks worker under way, shared by every caller that found it dead. */
+  private hooksRestart: Promise<void> | null = null;
   private stopping = false;
   private readonly releaseLock: () => void;
 
@@ -145,14 +147,29 @@ export class Host implements HostServices {
   async invokeHook(live: LiveExecution | null, slot: "attention.plan" | "delivery.review", input: unknown): Promise<HookOutcome> {
     const current = this.hooks.current;
     if (current && current.worker.state === "dead" && !live?.hooksPin && !this.stopping) {
-      recordIncident(this.db, "hooks.restart", { revision: current.revision, reason: "worker not running" }, this.now());
       try {
-        this.hooks.install(await this.spawnHooks({ path: current.path, digest: current.revision, epoch: current.epoch }));
+        await this.restartHooks(current);
       } catch (error) {
         return { ok: false, reason: `hooks worker could not be restarted: ${(error as Error).message}`, revision: current.revision };
       }
     }
     return this.hooks.invoke(live, slot, input);
+  }
+
+  /**
+   * Replace a dead hooks worker on the same release, once for every caller that found it dead.
+   * An activation that installed a new generation meanwhile wins: the replacement is discarded.
+   */
+  private restartHooks(dead: HooksGeneration): Promise<void> {
+    this.hooksRestart ??= (async () => {
+      recordIncident(this.db, "hooks.restart", { revision: dead.revision, reason: "worker not running" }, this.now());
+      const replacement = await this.spawnHooks({ path: dead.path, digest: dead.revision, epoch: dead.epoch });
+      if (this.hooks.current === dead) this.hooks.install(replacement);
+      else await replacement.worker.shutdown().catch(() => undefined);
+    })().finally(() => {
+      this.hooksRestart = null;
+    });
+    return this.hooksRestart;
   }
 
   /** The active behaviour revision and its manifest entrypoints. */

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { snapshotRelease } from "@klbr/activation";
 import { desc, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { effects, events as eventsTable, incidents, kernelResets, waits } from "../src/db/schema";
+import { effects, events as eventsTable, hostRequests, incidents, kernelResets, waits } from "../src/db/schema";
 import { findEffect } from "../src/store/effects";
 import { localSend } from "../src/requests/local";
 import { getExecution } from "../src/store/executions";
@@ -230,16 +230,23 @@ describe("workspace", () => {
   test("a timeout kills the whole process tree and says so", async () => {
     const r = await cell("o = await runtime.run(['sh', '-c', 'setsid sleep 1713 & sleep 1713 & sleep 1713'], timeout_ms=300)\n(o['timed_out'], o['signal'])");
     expect(resultOf(r)).toBe("(True, 'SIGKILL')");
-    const sleepers = readdirSync("/proc")
-      .filter((p) => /^\d+$/.test(p))
-      .filter((p) => {
-        try {
-          return readFileSync(`/proc/${p}/cmdline`, "utf8") === "sleep\u00001713\u0000";
-        } catch {
-          return false;
-        }
-      });
-    expect(sleepers).toEqual([]);
+    expect(sleepers("1713")).toEqual([]);
+  });
+
+  test("a command a background task started dies with its cell, not at its timeout", async () => {
+    const r = await cell(
+      [
+        "import asyncio, os",
+        "bg = asyncio.ensure_future(runtime.run(['sh', '-c', 'touch bg-started; exec sleep 4343'], timeout_ms=120000))",
+        "while not os.path.exists('bg-started'):",
+        "    await asyncio.sleep(0.01)",
+      ].join("\n"),
+    );
+    expect(r.status).toBe("ok");
+    const reply = () => host.db.select().from(hostRequests).where(eq(hostRequests.executionId, r.id)).get()?.reply;
+    while (!reply()) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(reply()).toMatchObject({ kind: "error", code: "scope_expired" });
+    expect(sleepers("4343")).toEqual([]);
   });
 
   test("output beyond max_output_bytes is cut and counted", async () => {
@@ -313,3 +320,16 @@ describe("a dead hooks worker", () => {
     expect(after.hooks.pid).not.toBe(before.hooks.pid);
   });
 });
+
+/** Pids of `sleep SECONDS` processes. */
+function sleepers(seconds: string): string[] {
+  return readdirSync("/proc")
+    .filter((p) => /^\d+$/.test(p))
+    .filter((p) => {
+      try {
+        return readFileSync(`/proc/${p}/cmdline`, "utf8") === `sleep\u0000${seconds}\u0000`;
+      } catch {
+        return false;
+      }
+    });
+}

@@ -53,4 +53,6 @@ export interface RequestContext {
   readonly host: HostServices;
   readonly live: LiveExecution;
   readonly requestId: string;
+  /** Aborted when the cell ends: a handler still working then stops what it started. */
+  readonly signal?: AbortSignal;
 }

@@ -108,17 +108,32 @@ export async function workspaceRun(
   child.stdout?.on("data", (c: Buffer) => stdout.push(c));
   child.stderr?.on("data", (c: Buffer) => stderr.push(c));
   let timedOut = false;
-  let treeKilled: Promise<unknown> = Promise.resolve();
+  let treeKilled: Promise<unknown> | null = null;
+  // Walk the tree before killing (a setsid grandchild leaves the group but not the tree).
+  const kill = () => void (treeKilled ??= child.pid ? killTree(child.pid) : Promise.resolve());
   const timer = setTimeout(() => {
     timedOut = true;
-    // Walk the tree before killing (a setsid grandchild leaves the group but not the tree).
-    if (child.pid) treeKilled = killTree(child.pid);
+    kill();
   }, timeoutMs);
+  // The cell ended (interrupted, or a background task's command outlived it): the command has no
+  // scope left to run in, so its tree goes now rather than at its timeout.
+  let cancelled = false;
+  const cancel = () => {
+    cancelled = true;
+    kill();
+  };
+  const signal = ctx.signal;
+  signal?.addEventListener("abort", cancel, { once: true });
+  if (signal?.aborted) cancel();
   const result = await child;
   clearTimeout(timer);
+  signal?.removeEventListener("abort", cancel);
   await treeKilled;
   // The command may have left background descendants in its group: they go with it.
   killGroup(child.pid);
+  if (cancelled && !timedOut) {
+    throw new ReplyError("scope_expired", `execution ${ctx.live.id} ended while ${JSON.stringify(file)} ran; its process tree was killed`);
+  }
   if (result.failed && result.exitCode === undefined && !result.signal && !timedOut) {
     throw new ReplyError("not_found", `cannot run ${JSON.stringify(file)}: ${result.shortMessage ?? result.message}`);
   }

@@ -3,7 +3,7 @@ import { join, resolve } from "node:path";
 import type Database from "better-sqlite3";
 import { parseHostRequest } from "@klbr/envelope";
 import { frameInput } from "@klbr/transcript";
-import { resolvePython, startWorker, type CellCompletion, type HostRequest, type Worker } from "@klbr/supervisor";
+import { resolvePython, startWorker, type CellCompletion, type HostRequest, type HostRequestContext, type Worker } from "@klbr/supervisor";
 import { migrateHostDb, openSqlite, type HostDb } from "../db/open";
 import { dataLayout, defaultPythonDir, type DataLayout } from "../paths";
 import { dispatch } from "../requests";
@@ -408,7 +408,7 @@ export class Host implements HostServices {
   }
 
   /** Serve one host request: scope first, then the handler; both request and reply are logged. */
-  private async serveRequest(bench: Workbench, request: HostRequest, ctx: { executionId: string; requestId: string }): Promise<unknown> {
+  private async serveRequest(bench: Workbench, request: HostRequest, ctx: HostRequestContext): Promise<unknown> {
     const now = this.now();
     const rowId = recordRequest(this.db, {
       executionId: ctx.executionId,
@@ -421,7 +421,7 @@ export class Host implements HostServices {
       const live = bench.inScope(ctx.executionId);
       if (!live) throw new ReplyError("scope_expired", `execution ${ctx.executionId} is not the live foreground cell of this generation`);
       live.requestCount += 1;
-      const value = await dispatch({ host: this, live, requestId: ctx.requestId }, parseHostRequest(request) as never);
+      const value = await dispatch({ host: this, live, requestId: ctx.requestId, signal: ctx.signal }, parseHostRequest(request) as never);
       recordReply(this.db, rowId, { kind: "ok", value }, this.now());
       return value;
     } catch (error) {

@@ -1,4 +1,4 @@
-import type { CellCompletion, HostRequest, Worker } from "@klbr/supervisor";
+import type { CellCompletion, HostRequest, HostRequestContext, Worker } from "@klbr/supervisor";
 import type { LiveExecution } from "../requests/context";
 
 /** A session's workbench: the current worker generation and the one foreground cell it may run. */
@@ -36,7 +36,7 @@ export class Workbench {
   async run(
     live: LiveExecution,
     code: string,
-    onHostRequest: (req: HostRequest, ctx: { executionId: string; requestId: string }) => Promise<unknown>,
+    onHostRequest: (req: HostRequest, ctx: HostRequestContext) => Promise<unknown>,
   ): Promise<CellCompletion> {
     const worker = this.worker;
     if (!worker) throw new Error("workbench has no worker");

@@ -74,7 +74,7 @@ describe("local.send", () => {
   });
 
   test("a retry with the same execution and request identity returns the same receipt", async () => {
-    const live: LiveExecution = { id: "ex-retry", sessionId: "root", generation: "g-1", yielded: false, ended: false, requestCount: 0, hooksPin: null };
+    const live: LiveExecution = { id: "ex-retry", sessionId: "root", generation: "g-1", yielded: false, ended: false, hooksPin: null };
     const ctx = { host, live, requestId: "req-1" };
     const first = await localSend(ctx, { text: "once" });
     const second = await localSend(ctx, { text: "once" });
@@ -84,7 +84,7 @@ describe("local.send", () => {
   });
 
   test("a send whose cell yields while the review runs is refused, and nothing durable is written", async () => {
-    const live: LiveExecution = { id: "ex-late", sessionId: "root", generation: "g-1", yielded: false, ended: false, requestCount: 0, hooksPin: null };
+    const live: LiveExecution = { id: "ex-late", sessionId: "root", generation: "g-1", yielded: false, ended: false, hooksPin: null };
     const sending = localSend({ host, live, requestId: "req-late" }, { text: "too late" });
     live.yielded = true; // the cell's runtime.wait was accepted while delivery.review ran
     await expect(sending).rejects.toMatchObject({ code: "scope_expired" });

@@ -14,7 +14,6 @@ export interface LiveExecution {
   yielded: boolean;
   /** Set when the cell completed. */
   ended: boolean;
-  requestCount: number;
   /** The hooks revision this cell first used; later hooks in the cell use the same one. */
   hooksPin: unknown;
 }

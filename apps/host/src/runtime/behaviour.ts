@@ -91,9 +91,4 @@ export class BehaviourManager {
   strayWorkers(): Worker[] {
     return [...this.candidates];
   }
-
-  /** Activation history, refused attempts included. */
-  history(): unknown[] {
-    return this.store.history();
-  }
 }

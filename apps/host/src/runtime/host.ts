@@ -267,7 +267,6 @@ export class Host implements HostServices {
         generation: worker.generation,
         yielded: false,
         ended: false,
-        requestCount: 0,
         hooksPin: null,
       };
       startExecution(this.db, { id: live.id, sessionId, generation: live.generation, code, startedAtMs: this.now() });
@@ -420,7 +419,6 @@ export class Host implements HostServices {
     try {
       const live = bench.inScope(ctx.executionId);
       if (!live) throw new ReplyError("scope_expired", `execution ${ctx.executionId} is not the live foreground cell of this generation`);
-      live.requestCount += 1;
       const value = await dispatch({ host: this, live, requestId: ctx.requestId, signal: ctx.signal }, parseHostRequest(request) as never);
       recordReply(this.db, rowId, { kind: "ok", value }, this.now());
       return value;

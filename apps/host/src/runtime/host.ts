@@ -1,7 +1,6 @@
 import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type Database from "better-sqlite3";
-import { parseHostRequest } from "@klbr/envelope";
 import { frameInput } from "@klbr/transcript";
 import { resolvePython, startWorker, type CellCompletion, type HostRequest, type HostRequestContext, type Worker } from "@klbr/supervisor";
 import { migrateHostDb, openSqlite, type HostDb } from "../db/open";
@@ -419,7 +418,8 @@ export class Host implements HostServices {
     try {
       const live = bench.inScope(ctx.executionId);
       if (!live) throw new ReplyError("scope_expired", `execution ${ctx.executionId} is not the live foreground cell of this generation`);
-      const value = await dispatch({ host: this, live, requestId: ctx.requestId, signal: ctx.signal }, parseHostRequest(request) as never);
+      // The supervisor hands over a request it already validated (parseHostRequest): not parsed twice.
+      const value = await dispatch({ host: this, live, requestId: ctx.requestId, signal: ctx.signal }, request as never);
       recordReply(this.db, rowId, { kind: "ok", value }, this.now());
       return value;
     } catch (error) {

@@ -306,6 +306,25 @@ describe("behavior.activate", () => {
   });
 });
 
+describe("a workbench that cannot be restarted after its cell killed it", () => {
+  test("the cell's report still comes back, and the next cell restarts the worker", async () => {
+    const internals = host as unknown as { python: string };
+    const python = internals.python;
+    internals.python = "/nonexistent/klbr-python";
+    let r;
+    try {
+      r = await cell("import os\nos._exit(3)");
+    } finally {
+      internals.python = python;
+    }
+    expect(r.status).toBe("failed");
+    expect(host.db.select().from(incidents).where(eq(incidents.kind, "workbench.restart_failed")).all()).toHaveLength(1);
+    const next = await cell("'back'");
+    expect(resultOf(next)).toBe("'back'");
+    expect(next.generation).not.toBe(r.generation);
+  });
+});
+
 describe("a dead hooks worker", () => {
   test("is replaced once on the same release, however many callers find it dead", async () => {
     const before = host.status() as { hooks: { pid: number; revision: string } };

@@ -283,7 +283,13 @@ export class Host implements HostServices {
       }
       const row = this.recordCompletion(live, completion);
       this.notify({ type: "execution", session_id: sessionId, execution_id: live.id, status: row.status, at_ms: this.now() });
-      if (worker.state === "dead" && !this.stopping) await this.restartWorkbench(bench, `after_${row.status}`);
+      if (worker.state === "dead" && !this.stopping) {
+        // The cell's record is closed already: a failed restart must not lose its report. The next
+        // cell finds the worker dead and tries again.
+        await this.restartWorkbench(bench, `after_${row.status}`).catch((error: Error) =>
+          recordIncident(this.db, "workbench.restart_failed", { session_id: sessionId, after: live.id, error: error.message }, this.now()),
+        );
+      }
       return report(row);
     } finally {
       release();

@@ -34,6 +34,15 @@ describe("acquireHostLock", () => {
     release();
   });
 
+  test("a lock naming this pid that this process does not hold was left by an earlier process with the same pid", () => {
+    const file = lockFile();
+    writeFileSync(file, `${process.pid}\n`);
+    const release = acquireHostLock(file);
+    expect(() => acquireHostLock(file)).toThrow(expect.objectContaining({ code: "HOST_ALREADY_RUNNING" }));
+    release();
+    expect(existsSync(file)).toBe(false);
+  });
+
   test("an unreadable holder is stale too", () => {
     const file = lockFile();
     writeFileSync(file, "not a pid\n");

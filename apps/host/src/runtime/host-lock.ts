@@ -11,6 +11,9 @@ function alive(pid: number): boolean {
   }
 }
 
+/** Locks this process holds: a lock file naming our pid but not in here was left by an earlier process that had our pid. */
+const held = new Set<string>();
+
 function holderOf(file: string): number | null {
   try {
     const pid = Number(readFileSync(file, "utf8").trim());
@@ -33,7 +36,8 @@ export function acquireHostLock(file: string): () => void {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
       const holder = holderOf(file);
-      if (holder !== null && alive(holder)) {
+      const live = holder === process.pid ? held.has(file) : holder !== null && alive(holder);
+      if (live) {
         throw new HostError("HOST_ALREADY_RUNNING", `a klbr host (pid ${holder}) already uses this data directory (${file})`);
       }
       try {
@@ -45,8 +49,9 @@ export function acquireHostLock(file: string): () => void {
     }
     writeSync(fd, `${process.pid}\n`);
     closeSync(fd);
+    held.add(file);
     return () => {
-      if (holderOf(file) !== process.pid) return;
+      if (!held.delete(file) || holderOf(file) !== process.pid) return;
       try {
         unlinkSync(file);
       } catch {

@@ -1,40 +1,10 @@
-import { readdirSync, readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
+// The shared-vector helpers, bound to fixtures/usage/.
+import { loadVectors as load, thrownCode, vectorFiles as files, type Vector } from "../../../test-support/vectors.ts";
 
-/** One shared vector: an expected value or an expected error code. */
-export interface Vector {
-  description: string;
-  input: unknown;
-  expected?: unknown;
-  error?: { code: string };
-}
+export { thrownCode, type Vector };
 
 /** Loads fixtures/usage/<name>; a missing, malformed or empty file fails the run. */
-export function loadVectors(name: string): Vector[] {
-  const path = fileURLToPath(new URL(`../../../fixtures/usage/${name}`, import.meta.url));
-  const data: unknown = JSON.parse(readFileSync(path, "utf8"));
-  const cases = (Array.isArray(data) ? data : (data as { cases: unknown }).cases) as Vector[];
-  if (!Array.isArray(cases) || cases.length === 0) throw new Error(`${path} holds no cases`);
-  for (const c of cases) {
-    if (typeof c.description !== "string" || ("expected" in c) === ("error" in c)) {
-      throw new Error(`${path}: malformed case ${JSON.stringify(c).slice(0, 120)}`);
-    }
-  }
-  return cases;
-}
-
-/** Runs `fn` on the input and returns the error code it threw, or fails when it did not throw. */
-export function thrownCode(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (error) {
-    return (error as { code?: string }).code ?? `no code: ${String(error)}`;
-  }
-  throw new Error("expected a throw");
-}
+export const loadVectors = (name: string): Vector[] => load("usage", name);
 
 /** The JSON files in fixtures/usage/, sorted. */
-export function vectorFiles(): string[] {
-  const dir = fileURLToPath(new URL("../../../fixtures/usage/", import.meta.url));
-  return readdirSync(dir).filter((name) => name.endsWith(".json")).sort();
-}
+export const vectorFiles = (): string[] => files("usage");

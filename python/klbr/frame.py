@@ -193,6 +193,7 @@ def _slow_parse(data: bytes, text: str) -> Any:
     non_finite: list[str] = []
     unsafe: list[str] = []
     duplicates: list[str] = []
+    replaced: list[Any] = []
 
     def parse_int(literal: str) -> int:
         if _unsafe(literal):
@@ -211,6 +212,9 @@ def _slow_parse(data: bytes, text: str) -> Any:
         for key, _ in pairs:
             if key in seen:
                 duplicates.append(key)
+                # dict() keeps the last value of a key: the ones it drops are kept aside, so a
+                # lone surrogate in them still wins over the duplicate (precedence).
+                replaced.extend(item for _, item in pairs)
                 break
             seen.add(key)
         return dict(pairs)
@@ -222,7 +226,7 @@ def _slow_parse(data: bytes, text: str) -> Any:
         value = decoder.decode(text)
     except json.JSONDecodeError as error:
         raise _parse_error(error) from None
-    _check_surrogates(data, value)
+    _check_surrogates(data, [value, replaced])
     if non_finite:
         raise FrameError("FRAME_NON_FINITE", f"number literal {_shown(non_finite[0])} overflows a double")
     if unsafe:

@@ -170,13 +170,22 @@ describe("activate", () => {
     ]);
   });
 
-  it("refuses an expectedEpoch that is not an integer >= 0", async () => {
+  it("refuses an expectedEpoch that is not an integer >= 0, and records each refusal", async () => {
     const { store, release } = setup();
     const a = release();
     for (const bad of [-1, 0.5, Number.NaN, 2 ** 60]) {
       expect(await codeOf(store.activate({ path: a, expectedEpoch: bad }, ok))).toBe("ACTIVATION_BAD_EPOCH");
     }
     expect(store.current()).toBeNull();
+    expect(store.history().map((h) => [h.outcome, h.code, h.expectedEpoch, h.epochBefore, h.digest])).toEqual(
+      [-1, -1, -1, -1].map((e) => ["refused", "ACTIVATION_BAD_EPOCH", e, 0, path.basename(a)]),
+    );
+    expect(store.history().map((h) => h.message)).toEqual([
+      expect.stringContaining("got -1"),
+      expect.stringContaining("got 0.5"),
+      expect.stringContaining("got NaN"),
+      expect.stringContaining(`got ${2 ** 60}`),
+    ]);
   });
 
   it("re-activating the active release is a new epoch", async () => {

@@ -158,11 +158,13 @@ export function openActivationStore(sqlite: Database.Database, options: Activati
 
     async activate(request, handshake, activateOptions = {}) {
       const { path, expectedEpoch } = request;
-      if (!Number.isSafeInteger(expectedEpoch) || expectedEpoch < 0) {
-        throw new ActivationError("ACTIVATION_BAD_EPOCH", `expectedEpoch must be an integer >= 0, got ${String(expectedEpoch)}`);
-      }
       const named = path.split(/[\\/]/).filter(Boolean).pop() ?? "";
       const claimed = DIGEST_PATTERN.test(named) ? named : null;
+      if (!Number.isSafeInteger(expectedEpoch) || expectedEpoch < 0) {
+        // Recorded like any refusal; the column holds integers, so a value that is not one is kept as -1 (the message names it).
+        const error = new ActivationError("ACTIVATION_BAD_EPOCH", `expectedEpoch must be an integer >= 0, got ${String(expectedEpoch)}`);
+        return refuse({ path, expectedEpoch: Number.isSafeInteger(expectedEpoch) ? expectedEpoch : -1 }, claimed, error);
+      }
 
       let release: Release;
       try {

@@ -188,6 +188,11 @@ def _parse_error(error: Exception) -> FrameError:
     return FrameError("FRAME_INVALID_JSON", f"invalid JSON: {error}")
 
 
+def _recursion_error() -> FrameError:
+    # Only reachable when the caller's own stack is nearly exhausted (depth is capped at 128).
+    return FrameError("FRAME_TOO_DEEP", "nesting exhausted the interpreter's recursion limit")
+
+
 def _slow_parse(data: bytes, text: str) -> Any:
     """Parses again collecting every violation, then raises the one with precedence."""
     non_finite: list[str] = []
@@ -226,6 +231,8 @@ def _slow_parse(data: bytes, text: str) -> Any:
         value = decoder.decode(text)
     except json.JSONDecodeError as error:
         raise _parse_error(error) from None
+    except RecursionError:
+        raise _recursion_error() from None
     _check_surrogates(data, [value, replaced])
     if non_finite:
         raise FrameError("FRAME_NON_FINITE", f"number literal {_shown(non_finite[0])} overflows a double")
@@ -256,8 +263,7 @@ def decode_payload(data: bytes | bytearray | memoryview) -> Any:
     except json.JSONDecodeError as error:
         raise _parse_error(error) from None
     except RecursionError:
-        # Only reachable when the caller's own stack is nearly exhausted.
-        raise FrameError("FRAME_TOO_DEEP", "nesting exhausted the interpreter's recursion limit") from None
+        raise _recursion_error() from None
     _check_surrogates(raw, value)
     return value
 

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import enum
+import inspect
 import json
 import math
+import sys
 from collections import OrderedDict
 
 import pytest
@@ -153,6 +155,18 @@ def test_recursion_error_is_a_frame_error(monkeypatch):
         raise RecursionError
     monkeypatch.setattr(frame._FAST, "decode", boom)
     assert _code(decode_payload, b"[1]").code == "FRAME_TOO_DEEP"
+
+
+def test_recursion_error_on_the_slow_path_is_a_frame_error():
+    # An overflow first sends the decode to the slow path, which then runs out of stack.
+    payload = b"[1e400," + b"[" * 100 + b"]" * 100 + b"]"
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(len(inspect.stack(0)) + 60)
+    try:
+        error = _code(decode_payload, payload)
+    finally:
+        sys.setrecursionlimit(old)
+    assert error.code == "FRAME_TOO_DEEP"
 
 
 def test_decoder_state_and_buffered_bytes():

@@ -58,9 +58,25 @@ export function verifyRelease(releasePath: string): Release {
   return { ...found, path: releasePath };
 }
 
+/** fsync a directory, so the entries written in it survive a crash. */
+function syncDirectory(dir: string): void {
+  const fd = fs.openSync(dir, "r");
+  try {
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/**
+ * Write the files under `dir` (each fsynced), then fsync every directory of the tree, deepest first:
+ * without that, a crash after the rename could leave a release whose files lost their entries.
+ */
 function writeTree(dir: string, files: readonly SourceFile[]): void {
+  const dirs = new Set<string>([dir]);
   for (const file of files) {
     const target = path.join(dir, file.name);
+    for (let d = path.dirname(target); d !== dir && !dirs.has(d); d = path.dirname(d)) dirs.add(d);
     fs.mkdirSync(path.dirname(target), { recursive: true });
     const fd = fs.openSync(target, "wx", FILE_MODE);
     try {
@@ -70,6 +86,7 @@ function writeTree(dir: string, files: readonly SourceFile[]): void {
       fs.closeSync(fd);
     }
   }
+  for (const d of [...dirs].sort((a, b) => b.length - a.length)) syncDirectory(d);
 }
 
 /** Set every file under `dir` to `fileMode` and every directory to `dirMode` (the root directory too when asked). */
@@ -139,12 +156,7 @@ export function snapshotRelease(draftDir: string, releasesDir: string): Snapshot
       throw error;
     }
     fs.chmodSync(target, DIR_MODE);
-    const dirFd = fs.openSync(releasesDir, "r");
-    try {
-      fs.fsyncSync(dirFd);
-    } finally {
-      fs.closeSync(dirFd);
-    }
+    syncDirectory(releasesDir);
     return { ...copy, path: target, reused: false };
   } catch (error) {
     if (fs.existsSync(temp)) removeTree(temp);

@@ -52,7 +52,9 @@ _KLBR_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 class Foreground:
     """The one running operation: a cell (with its scope and capture) or a hook invocation."""
 
-    __slots__ = ("id", "kind", "task", "armed", "interrupted", "scope", "capture", "completed", "on_done")
+    __slots__ = (
+        "id", "kind", "task", "armed", "kick_pending", "interrupted", "scope", "capture", "completed", "on_done"
+    )
 
     def __init__(
         self, id: str, kind: str, scope: ExecutionScope | None = None, capture: OutputCapture | None = None
@@ -62,6 +64,9 @@ class Foreground:
         self.task: asyncio.Task | None = None
         #: True while the operation's own code may be running: SIGINT may raise in it.
         self.armed = False
+        #: Set by the reader thread when an interrupt (or the end) arrived for this operation: if its
+        #: code was not armed yet, it kicks itself when it arms (see ``Worker._arm``).
+        self.kick_pending = False
         self.interrupted = False
         self.scope = scope
         self.capture = capture
@@ -176,14 +181,30 @@ class Worker:
         kind = message.get("kind")
         fg = self.fg
         if kind == "interrupt":
-            if fg is not None and fg.id == message.get("id") and fg.armed:
-                self._kick(fg.id)
+            if fg is not None and fg.id == message.get("id"):
+                self._kick_when_armed(fg)
         elif kind in ("shutdown", "<end>"):
-            if fg is not None and fg.armed:
-                self._kick(fg.id)
+            if fg is not None:
+                self._kick_when_armed(fg)
             end = message.get("end")
             code = 0 if end is None or end.clean else 2
             self._start_watchdog(code)
+
+    def _kick_when_armed(self, fg: Foreground) -> None:
+        # The operation may have been started (its task created) without having run yet: then the
+        # loop-side cancel is queued behind the task's first step, which may block the loop for
+        # good. The flag is set before armed is read, and _arm sets armed before reading the flag,
+        # so at least one side kicks (both may: a second SIGINT finds the operation disarmed or
+        # lands in its code, which is being interrupted anyway).
+        fg.kick_pending = True
+        if fg.armed:
+            self._kick(fg.id)
+
+    def _arm(self, fg: Foreground) -> None:
+        """Mark ``fg``'s own code as running; kick it at once when an interrupt came first."""
+        fg.armed = True
+        if fg.kick_pending:
+            self._kick(fg.id)
 
     def _kick(self, target: str) -> None:
         self._sigint_target = target
@@ -323,7 +344,7 @@ class Worker:
         except (SyntaxError, ValueError, OverflowError, MemoryError, RecursionError) as error:
             return "error", format_error(error)
         try:
-            fg.armed = True
+            self._arm(fg)
             try:
                 value = await run_compiled(compiled, self.namespace)
                 if value is not None:
@@ -423,7 +444,7 @@ class Worker:
         slot = message["slot"]
         entry = self.hooks.entrypoints.get(slot, slot)
         try:
-            fg.armed = True
+            self._arm(fg)
             try:
                 decision = await call_handler(self.hooks, slot, message["input"], fg.id)
             finally:

@@ -1,0 +1,71 @@
+"""The worker's serving loop driven in a child process, with a race forced at a chosen point."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+
+from test_worker_support import PYTHON_DIR
+
+# A worker on one end of a socketpair, a host thread on the other; PATCH runs before serving.
+_HARNESS = """
+import json, os, socket, sys, threading
+from klbr.envelope import make_envelope, parse_envelope
+from klbr.frame import FrameDecoder, encode_frame
+from klbr.worker.connection import Connection
+from klbr.worker.server import Worker
+
+a, b = socket.socketpair()
+worker = Worker("workbench", Connection(a, "s", "g"))
+{patch}
+results = []
+
+def host():
+    decoder = FrameDecoder()
+    b.sendall(encode_frame(make_envelope("s", "g", {{"kind": "execute", "id": "op", "code": {code!r}}})))
+    while True:
+        data = b.recv(1 << 16)
+        if not data:
+            return
+        for value in decoder.feed(data):
+            message = parse_envelope(value, "s", "g")["message"]
+            if message["kind"] == "completed":
+                results.append(message["result"])
+                b.sendall(encode_frame(make_envelope("s", "g", {{"kind": "shutdown"}})))
+
+threading.Thread(target=host, daemon=True).start()
+code = worker.run({{"kind": "hello", "token": "t", "role": "workbench", "revision": None, "slots": [], "skills": None}})
+print(json.dumps({{"exit": code, "results": results, "finished": worker.namespace.get("finished", False)}}))
+sys.stdout.flush()
+os._exit(0)
+"""
+
+
+def _serve(code: str, patch: str) -> dict:
+    script = _HARNESS.format(patch=textwrap.dedent(patch), code=code)
+    done = subprocess.run(
+        [sys.executable, "-B", "-c", script], cwd=PYTHON_DIR, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_an_interrupt_read_before_the_cells_first_step_still_breaks_a_blocking_cell():
+    # The interrupt arrives after the cell's task was created and before it first ran: the loop's
+    # cancel is queued behind that first step, which never yields. The cell must still be broken
+    # (by SIGINT) instead of running to its end.
+    busy = "import time\nt = time.monotonic()\nwhile time.monotonic() - t < 20:\n    pass\nfinished = True"
+    outcome = _serve(busy, """
+        original = worker._execute
+        def racing_execute(op, code):
+            original(op, code)
+            message = {"kind": "interrupt", "id": op}
+            worker.loop.call_soon(worker._on_message, message)  # behind the task's first step
+            worker._on_arrival(message)                           # the reader thread's part
+        worker._execute = racing_execute
+    """)
+    assert outcome["exit"] == 0
+    assert [r["status"] for r in outcome["results"]] == ["interrupted"]
+    assert outcome["finished"] is False

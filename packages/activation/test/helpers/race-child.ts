@@ -5,7 +5,8 @@
 import { isActivationError, openActivationStore, openDatabase } from "../../src/index.js";
 
 const [dbFile, releasePath, expected] = process.argv.slice(2) as [string, string, string];
-const db = openDatabase(dbFile);
+// Contenders queue for the write lock; under CI load 24 of them can wait longer than the default 5 s.
+const db = openDatabase(dbFile, { busyTimeoutMs: 60_000 });
 const store = openActivationStore(db);
 let proceed: () => void = () => {};
 const proceeded = new Promise<void>((resolve) => (proceed = resolve));

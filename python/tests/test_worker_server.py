@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextvars
 import json
 import subprocess
 import sys
 import textwrap
 
+from klbr.runtime import ExecutionScope, HostClient, current_scope
+from klbr.sdk import Wake
+from klbr.worker.capture import CaptureStream
+from klbr.worker.cells import CellCompiler, make_namespace, run_compiled
+from klbr.worker.hooks_role import HookSource, call_handler
+from klbr.worker.server import in_worker_code
 from test_worker_support import PYTHON_DIR
 
 # A worker on one end of a socketpair, a host thread on the other; PATCH runs before serving.
@@ -69,3 +77,55 @@ def test_an_interrupt_read_before_the_cells_first_step_still_breaks_a_blocking_c
     assert outcome["exit"] == 0
     assert [r["status"] for r in outcome["results"]] == ["interrupted"]
     assert outcome["finished"] is False
+
+
+# -- where SIGINT may raise: in_worker_code ------------------------------------------------------
+
+
+def test_code_the_worker_called_is_worker_code_though_the_innermost_frame_is_not():
+    seen = []
+    # Stands for stdlib code (asyncio's call_soon) that the runtime's bookkeeping calls.
+    client = HostClient(lambda message: b"frame", lambda frame: seen.append(in_worker_code(sys._getframe())))
+
+    async def cell():
+        return await client.call("runtime.inspect", {})
+
+    async def main():
+        context = contextvars.copy_context()
+        context.run(current_scope.set, ExecutionScope("e"))
+        task = asyncio.get_running_loop().create_task(cell(), context=context)
+        await asyncio.sleep(0)
+        task.cancel()
+
+    asyncio.run(main())
+    # The same for a callback inside CaptureStream.write.
+    CaptureStream("stdout", lambda: seen.append(in_worker_code(sys._getframe())), None).write("x")
+    assert seen == [True, True]
+
+
+def test_a_cells_own_code_and_what_it_calls_are_not_worker_code():
+    saved = sys.modules["__main__"]
+    try:
+        namespace = make_namespace(probe=lambda: in_worker_code(sys._getframe()), in_worker_code=in_worker_code)
+        compiled = CellCompiler().compile(
+            "import sys\nown = in_worker_code(sys._getframe())\ncalled = probe()\nasync def f():\n"
+            "    return probe()\nawaited = await f()",
+            "c1",
+        )
+        asyncio.run(run_compiled(compiled, namespace))
+    finally:
+        sys.modules["__main__"] = saved
+    assert (namespace["own"], namespace["called"], namespace["awaited"]) == (False, False, False)
+
+
+def test_a_hook_handler_is_not_worker_code():
+    seen = []
+
+    def handler(request, context):
+        seen.append(in_worker_code(sys._getframe()))
+        return Wake(priority=1)
+
+    source = HookSource("/nonexistent", "0" * 64, {"attention.plan": handler}, {"attention.plan": "m:handler"})
+    data = {"event_id": 1, "source": "operator", "received_at_ms": 0}
+    asyncio.run(call_handler(source, "attention.plan", data, "op"))
+    assert seen == [False]

@@ -37,7 +37,7 @@ from .reaper import Reaper, has_children, kill_descendants
 if TYPE_CHECKING:  # the hooks role's imports are loaded only by that role
     from .hooks_role import HookSource
 
-__all__ = ["MAX_ERROR_BYTES", "MAX_QUEUED_INVOCATIONS", "SWITCH_INTERVAL", "Foreground", "Worker"]
+__all__ = ["MAX_ERROR_BYTES", "MAX_QUEUED_INVOCATIONS", "SWITCH_INTERVAL", "Foreground", "Worker", "in_worker_code"]
 
 #: The ``error`` text of a completion is cut to this many UTF-8 bytes (C7).
 MAX_ERROR_BYTES = 65_536
@@ -47,6 +47,38 @@ SWITCH_INTERVAL = 0.001
 MAX_QUEUED_INVOCATIONS = 64
 
 _KLBR_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_WORKER_DIR = os.path.join(_KLBR_DIR, "worker")
+_RUNTIME_FILE = os.path.join(_KLBR_DIR, "runtime.py")
+# The worker frames that call an operation's own code: an interrupt may unwind into them.
+_LAUNCHERS = frozenset(
+    {
+        (os.path.join(_WORKER_DIR, "cells.py"), "_evaluate"),
+        (os.path.join(_WORKER_DIR, "server.py"), "_run_cell"),  # repr() of the final value
+        (os.path.join(_WORKER_DIR, "hooks_role.py"), "call_handler"),
+    }
+)
+
+
+def in_worker_code(frame: Any) -> bool:
+    """Whether a KeyboardInterrupt raised in ``frame`` would unwind through the worker's own code.
+
+    True when ``frame`` or a frame below it, up to the worker frame that launched the operation's
+    code, is the worker's (``klbr/worker/`` or ``klbr/runtime.py``): the cell's ``print`` inside
+    ``CaptureStream.write``, or a runtime call inside asyncio's ``call_soon`` or the JSON encoder
+    reached from ``klbr.runtime`` (the innermost frame alone is not the worker's there, and the
+    request would be left half-queued). Other klbr modules a cell calls itself are its own code.
+    """
+    above = False  # a frame of the operation's own code (or of what it called) was passed
+    while frame is not None:
+        code = frame.f_code
+        filename = code.co_filename
+        if not filename.startswith("<"):
+            filename = os.path.abspath(filename)
+            if filename == _RUNTIME_FILE or filename.startswith(_WORKER_DIR + os.sep):
+                return not (above and (filename, code.co_name) in _LAUNCHERS)
+        above = True
+        frame = frame.f_back
+    return False
 
 
 class Foreground:
@@ -245,7 +277,7 @@ class Worker:
                 return
         except RuntimeError:
             return
-        if frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_KLBR_DIR + os.sep):
+        if in_worker_code(frame):
             # Inside the worker's own bookkeeping: try again in a moment, in the cell's code.
             threading.Timer(0.001, self._kick, (fg.id,)).start()
             return

@@ -188,6 +188,15 @@ describe("activate", () => {
     ]);
   });
 
+  it("a compare-and-swap that fails in the database changes nothing and is still recorded", async () => {
+    const { db, store, release } = setup();
+    const a = release();
+    db.exec("create trigger refuse_switch before update on activation_state begin select raise(abort, 'disk says no'); end");
+    await expect(store.activate({ path: a, expectedEpoch: 0 }, ok)).rejects.toThrow("disk says no");
+    expect(store.current()).toBeNull();
+    expect(store.history()).toMatchObject([{ outcome: "refused", code: "INTERNAL", message: "disk says no", digest: path.basename(a), epochBefore: 0, epochAfter: 0 }]);
+  });
+
   it("re-activating the active release is a new epoch", async () => {
     const { store, release } = setup();
     const a = release();

@@ -181,25 +181,32 @@ export function openActivationStore(sqlite: Database.Database, options: Activati
         return refuse(request, release.digest, error);
       }
 
-      const outcome = sqlite
-        .transaction((): { won: true; revision: ActiveRevision } | { won: false; actual: number } => {
-          const at = now();
-          db.insert(activationState).values({ id: STATE_ID, epoch: 0 }).onConflictDoNothing().run();
-          const swapped = db
-            .update(activationState)
-            .set({ epoch: expectedEpoch + 1, digest: release.digest, path, activatedAtMs: at })
-            .where(and(eq(activationState.id, STATE_ID), eq(activationState.epoch, expectedEpoch)))
-            .run();
-          if (swapped.changes !== 1) {
-            const actual = readEpoch();
-            const error = conflictError(expectedEpoch, actual);
-            record({ expectedEpoch, epochBefore: actual, epochAfter: actual, digest: release.digest, path, outcome: "conflict", code: error.code, message: error.message });
-            return { won: false, actual };
-          }
-          record({ expectedEpoch, epochBefore: expectedEpoch, epochAfter: expectedEpoch + 1, digest: release.digest, path, outcome: "activated", code: null, message: null });
-          return { won: true, revision: { epoch: expectedEpoch + 1, digest: release.digest, path, activatedAtMs: at } };
-        })
-        .immediate();
+      type Decided = { won: true; revision: ActiveRevision } | { won: false; actual: number };
+      const swap = sqlite.transaction((): Decided => {
+        const at = now();
+        db.insert(activationState).values({ id: STATE_ID, epoch: 0 }).onConflictDoNothing().run();
+        const swapped = db
+          .update(activationState)
+          .set({ epoch: expectedEpoch + 1, digest: release.digest, path, activatedAtMs: at })
+          .where(and(eq(activationState.id, STATE_ID), eq(activationState.epoch, expectedEpoch)))
+          .run();
+        if (swapped.changes !== 1) {
+          const actual = readEpoch();
+          const error = conflictError(expectedEpoch, actual);
+          record({ expectedEpoch, epochBefore: actual, epochAfter: actual, digest: release.digest, path, outcome: "conflict", code: error.code, message: error.message });
+          return { won: false, actual };
+        }
+        record({ expectedEpoch, epochBefore: expectedEpoch, epochAfter: expectedEpoch + 1, digest: release.digest, path, outcome: "activated", code: null, message: null });
+        return { won: true, revision: { epoch: expectedEpoch + 1, digest: release.digest, path, activatedAtMs: at } };
+      });
+      let outcome: Decided;
+      try {
+        outcome = swap.immediate();
+      } catch (error) {
+        // The switch itself failed (the lock stayed busy past the timeout, a disk error) and rolled
+        // back: nothing changed, and the attempt still belongs in the history.
+        return refuse(request, release.digest, error);
+      }
       if (!outcome.won) throw conflictError(expectedEpoch, outcome.actual);
       return outcome.revision;
     },

@@ -73,6 +73,13 @@ describe("encodePayload refuses what JSON.stringify would drop or change", () =>
     refused({ toJSON: () => 1 });
   });
 
+  it("a toJSON method JSON.stringify would call but the walk does not see (on an array, or not enumerable)", () => {
+    const list = Object.assign([1, 2], { toJSON: () => "swapped" });
+    refused(list, "FRAME_UNENCODABLE", /toJSON method at the top level/);
+    const hidden = Object.defineProperty({ a: 1 }, "toJSON", { value: () => "swapped", enumerable: false });
+    refused({ x: [hidden] }, "FRAME_UNENCODABLE", /toJSON method at \.x\[0\]/);
+  });
+
   it("symbol-keyed properties (JSON.stringify would drop them)", () => {
     refused({ a: 1, [Symbol("hidden")]: 2 }, "FRAME_UNENCODABLE", /symbol keys/);
   });

@@ -83,6 +83,9 @@ function check(value: unknown, depth: number, walk: Walk): void {
         throw new FrameError("FRAME_TOO_DEEP", `nesting deeper than ${MAX_DEPTH} at ${where(path)}`);
       }
       if (Object.getOwnPropertySymbols(value).length > 0) throw refuse(path, "an object with symbol keys");
+      // JSON.stringify would write what toJSON returns; an enumerable one on an object is also
+      // refused below as a function value, but one on an array or a hidden one is not walked.
+      if (typeof (value as { toJSON?: unknown }).toJSON === "function") throw refuse(path, "an object with a toJSON method");
       walk.ancestors.add(value);
       if (isArray) {
         const items = value as unknown[];

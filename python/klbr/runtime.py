@@ -10,7 +10,8 @@ Local refusals (nothing is sent; the host would refuse anyway):
 * the 129th request of one cell -> ``HostError("limit_exceeded")``;
 * a request the wire schema refuses (bad parameters, too large) -> ``HostError("invalid_request")``;
 * a request after the cell accepted a wait (``yielded``), after the cell ended (a background
-  task outliving its cell), or from a context with no cell (a thread) -> ``HostError("scope_expired")``.
+  task outliving its cell), from a context with no cell (a thread), or from another event loop (a
+  thread that copied the cell's context, e.g. ``asyncio.to_thread``) -> ``HostError("scope_expired")``.
 
 Requests still pending when their cell ends fail with ``scope_expired``; their replies, should
 they still arrive, are discarded.
@@ -99,9 +100,19 @@ class HostClient:
     the calling cell, before anything is sent); ``send(frame)`` queues the bytes for the writer.
     """
 
-    def __init__(self, encode: Callable[[dict], bytes], send: Callable[[bytes], None]) -> None:
+    def __init__(
+        self,
+        encode: Callable[[dict], bytes],
+        send: Callable[[bytes], None],
+        loop: asyncio.AbstractEventLoop | None = None,
+    ) -> None:
         self._encode = encode
         self._send = send
+        #: The loop that writes the frames and delivers the replies (the worker sets it). A call
+        #: on any other loop (a thread started with the cell's context, as ``asyncio.to_thread``
+        #: does, running its own loop) is refused: its frame would be queued from a second thread
+        #: and its reply set on a future of a loop that is never woken. None accepts any loop.
+        self.loop = loop
         self._ids = itertools.count(1)
         self._pending: dict[str, tuple[ExecutionScope, asyncio.Future]] = {}
 
@@ -126,6 +137,8 @@ class HostClient:
                 "limit_exceeded",
                 f"{method}: execution {scope.execution_id} already made {MAX_REQUESTS_PER_CELL} requests",
             )
+        if self.loop is not None and asyncio.get_running_loop() is not self.loop:
+            raise HostError("scope_expired", f"{method}: not on the worker's event loop (no cell scope there)")
         request_id = f"r{next(self._ids)}"
         request = {"method": method, **_plain(params)}
         try:

@@ -235,6 +235,25 @@ def test_no_cell_in_context_is_refused():
     assert asyncio.run(main()) == "scope_expired"
 
 
+def test_a_call_from_another_event_loop_is_refused_without_being_sent():
+    async def body(host, scope):
+        host.client.loop = asyncio.get_running_loop()
+
+        def in_thread():  # asyncio.to_thread copies the context: the thread sees the cell's scope
+            async def ask():
+                return await asyncio.wait_for(host.runtime.inspect(), 2)
+
+            try:
+                asyncio.run(ask())
+            except HostError as error:
+                return error.code
+            return "answered"
+
+        return await asyncio.to_thread(in_thread), scope.requests, host.client.pending
+
+    assert run_in_cell(body) == ("scope_expired", 0, 0)
+
+
 def test_invalid_parameters_are_refused_locally_and_not_counted():
     async def body(host, scope):
         with pytest.raises(HostError) as caught:

@@ -165,6 +165,7 @@ class Worker:
         """Send ``hello``, serve until the end, clean up the process tree; returns the exit code."""
         self.loop = asyncio.new_event_loop()
         asyncio.set_event_loop(self.loop)
+        self.client.loop = self.loop
         # The reader thread needs the GIL from a busy cell to deliver an interrupt; the default
         # 5 ms switch interval would be most of the interrupt latency. Only matters under contention.
         sys.setswitchinterval(SWITCH_INTERVAL)

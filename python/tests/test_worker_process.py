@@ -138,15 +138,17 @@ def test_wait_yields_and_later_requests_are_refused_locally(host):
     host.requests = []
     result = host.execute(
         "import asyncio\n"
+        "waited = asyncio.Event()\n"
         "async def later():\n"
-        "    await asyncio.sleep(0.05)\n"
+        "    await waited.wait()\n"
         "    try:\n        await runtime.send('from the background')\n"
         "    except Exception as e:\n        print('background:', type(e).__name__, e.code)\n"
         "task = asyncio.create_task(later())\n"
         "try:\n    await runtime.wait(30, reason='input')\n"
         "except BaseException:\n    print('caught the sentinel')\n"
         "print('after the wait')\n"
-        "await asyncio.sleep(0.2)\n"
+        "waited.set()\n"
+        "await task\n"
     )
     assert result["status"] == "yielded"
     assert result["error"] is None
@@ -166,9 +168,20 @@ def test_a_second_execute_while_one_runs_fails(host):
     assert cell_ok(host.until_completed("long")) == [{"stream": "result", "text": "'done'"}]
 
 
+def started(host, name: str) -> None:
+    """Wait until the cell created ``name`` in the worker's directory (it runs its own code)."""
+    assert wait_for(lambda: os.path.exists(os.path.join(host.dir, name)), 15), f"the cell never made {name}"
+
+
 def test_interrupt_cancels_an_awaiting_cell(host):
-    host.send({"kind": "execute", "id": "sleepy", "code": "import asyncio\nprint('start')\nawait asyncio.sleep(60)"})
-    time.sleep(0.2)
+    # The request proves the cell printed; the interrupt then lands while it awaits, whatever the load.
+    host.send({
+        "kind": "execute", "id": "sleepy",
+        "code": "import asyncio\nprint('start')\nawait runtime.inspect()\nawait asyncio.sleep(60)",
+    })
+    request = host.recv()
+    assert request["kind"] == "host_request"
+    host.send({"kind": "host_reply", "id": request["id"], "execution_id": "sleepy", "reply": {"kind": "ok", "value": 1}})
     host.send({"kind": "interrupt", "id": "not-running"})  # ignored
     host.send({"kind": "interrupt", "id": "sleepy"})
     result = host.until_completed("sleepy")
@@ -177,26 +190,29 @@ def test_interrupt_cancels_an_awaiting_cell(host):
 
 
 def test_interrupt_breaks_a_pure_python_loop(host):
-    host.send({"kind": "execute", "id": "busy", "code": "n = 0\nwhile True:\n    n += 1"})
-    time.sleep(0.3)
+    host.send({"kind": "execute", "id": "busy", "code": "n = 0\nopen('looping', 'w').close()\nwhile True:\n    n += 1"})
+    started(host, "looping")
     host.send({"kind": "interrupt", "id": "busy"})
     assert host.until_completed("busy")["status"] == "interrupted"
-    assert cell_ok(host.execute("n > 0")) == [{"stream": "result", "text": "True"}]
+    assert cell_ok(host.execute("n >= 0")) == [{"stream": "result", "text": "True"}]
 
 
 def test_sigint_interrupts_time_sleep_and_event_wait_and_is_ignored_otherwise(host):
     os.kill(host.proc.pid, signal.SIGINT)  # idle: ignored
     assert cell_ok(host.execute("'idle sigint ignored'"))
-    for code in ("import time\ntime.sleep(60)", "import threading\nthreading.Event().wait()"):
+    for name, code in (("sleeping", "import time\ntime.sleep(60)"), ("waiting", "import threading\nthreading.Event().wait()")):
         op = host.new_id()
-        host.send({"kind": "execute", "id": op, "code": code})
-        time.sleep(0.3)
+        host.send({"kind": "execute", "id": op, "code": f"open({name!r}, 'w').close()\n{code}"})
+        started(host, name)  # a SIGINT before the cell ran would be ignored (idle)
         os.kill(host.proc.pid, signal.SIGINT)
         assert host.until_completed(op)["status"] == "interrupted"
-    # During an await the loop is not in cell code: SIGINT is ignored there.
-    host.send({"kind": "execute", "id": "awaiting", "code": "import asyncio\nawait asyncio.sleep(0.5)\n'finished'"})
-    time.sleep(0.2)
+    # During an await the loop is not in cell code: SIGINT is ignored there. The cell awaits its
+    # request's reply, which is sent only after the SIGINT.
+    host.send({"kind": "execute", "id": "awaiting", "code": "await runtime.inspect()\n'finished'"})
+    request = host.recv()
+    assert request["kind"] == "host_request"
     os.kill(host.proc.pid, signal.SIGINT)
+    host.send({"kind": "host_reply", "id": request["id"], "execution_id": "awaiting", "reply": {"kind": "ok", "value": 1}})
     assert cell_ok(host.until_completed("awaiting")) == [{"stream": "result", "text": "'finished'"}]
 
 
@@ -336,6 +352,7 @@ def test_eof_during_a_cell_that_swallows_interrupts_still_ends_the_worker(host):
     out = cell_ok(host.execute("import subprocess\nsubprocess.Popen(['sleep', '1000']).pid"))
     pid = int(out[0]["text"])
     host.send({"kind": "execute", "id": "stubborn", "code": (
+        "open('stubborn', 'w').close()\n"
         "while True:\n"
         "    try:\n"
         "        while True:\n"
@@ -343,7 +360,7 @@ def test_eof_during_a_cell_that_swallows_interrupts_still_ends_the_worker(host):
         "    except BaseException:\n"
         "        pass\n"
     )})
-    time.sleep(0.2)
+    started(host, "stubborn")  # an EOF before the cell ran ends the worker without the watchdog
     host.conn.close()
     host.conn = None
     assert host.wait(15) == 0

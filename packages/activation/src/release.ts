@@ -109,7 +109,8 @@ function removeTree(dir: string): void {
   fs.rmSync(dir, { recursive: true, force: true });
 }
 
-function reuse(target: string, digest: string): Snapshot {
+/** Verify an existing `releases/<digest>` (its name is the digest, so verifying it proves the bytes) and re-assert its read-only modes. */
+function reuse(target: string): Snapshot {
   let release: Release;
   try {
     release = verifyRelease(target);
@@ -117,7 +118,6 @@ function reuse(target: string, digest: string): Snapshot {
     const detail = isActivationError(error) ? `${error.code}: ${error.message}` : String(error);
     throw new ActivationError("RELEASE_CORRUPT", `existing release ${JSON.stringify(target)} does not verify (${detail}); move it aside and snapshot again`, { path: target, cause: error });
   }
-  if (release.digest !== digest) throw new Error(`unreachable: verified release ${target} has digest ${release.digest}`);
   setModes(target, FILE_MODE, DIR_MODE, true);
   return { ...release, reused: true };
 }
@@ -134,7 +134,7 @@ export function snapshotRelease(draftDir: string, releasesDir: string): Snapshot
   const { digest } = digestSourceFiles(files);
   fs.mkdirSync(releasesDir, { recursive: true });
   const target = path.join(releasesDir, digest);
-  if (fs.existsSync(target)) return reuse(target, digest);
+  if (fs.existsSync(target)) return reuse(target);
 
   const temp = fs.mkdtempSync(path.join(releasesDir, ".tmp-"));
   try {
@@ -151,7 +151,7 @@ export function snapshotRelease(draftDir: string, releasesDir: string): Snapshot
       // Another snapshot of the same bytes won the rename: use (and verify) theirs.
       if (code === "ENOTEMPTY" || code === "EEXIST") {
         removeTree(temp);
-        return reuse(target, digest);
+        return reuse(target);
       }
       throw error;
     }

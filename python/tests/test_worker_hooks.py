@@ -129,6 +129,42 @@ def test_handlers_sync_async_raise_and_bad_returns(releases):
         assert invoke(host, "delivery.review", DELIVERY)["value"] == {"action": "allow"}
 
 
+MISBEHAVING = '''
+from klbr.sdk import Allow, Wake
+
+class Unprintable(Exception):
+    def __str__(self):
+        raise RuntimeError("no str for you")
+
+class Slippery(Wake):
+    @property
+    def priority(self):
+        raise LookupError("no priority")
+
+    @priority.setter
+    def priority(self, value):
+        pass
+
+def attention(request, context):
+    if request.event_id == 1:
+        raise Unprintable()
+    return Slippery(priority=1)
+
+def delivery(request, context):
+    return Allow()
+'''
+
+
+def test_a_handler_whose_exception_or_decision_misbehaves_still_gets_one_failed_completion(releases):
+    root = custom_source(releases, MISBEHAVING)
+    with FakeHost("hooks", source=str(root)) as host:
+        raised = invoke(host, "attention.plan", dict(ATTENTION, event_id=1))
+        assert raised == {"kind": "failed", "error": "mypolicy.handlers:attention raised Unprintable: <str() failed>"}
+        slippery = invoke(host, "attention.plan", dict(ATTENTION, event_id=2), op_id="inv-slip")
+        assert slippery == {"kind": "failed", "error": "attention.plan invocation inv-slip failed: LookupError"}
+        assert invoke(host, "delivery.review", DELIVERY) == {"kind": "hook", "value": {"action": "allow"}}
+
+
 def test_invocations_run_one_at_a_time_in_arrival_order(releases):
     root = custom_source(releases)
     with FakeHost("hooks", source=str(root)) as host:

@@ -464,6 +464,10 @@ class Worker:
                 result = await fg.task
             except asyncio.CancelledError:
                 result = {"kind": "failed", "error": f"{message['slot']} invocation {fg.id} was interrupted"}
+            except BaseException as error:  # noqa: BLE001 - the handler's objects misbehaved while read
+                # (a decision whose attribute raises, an exception whose __str__ raises): still one
+                # completion, and the actor keeps serving the queue.
+                result = {"kind": "failed", "error": f"{message['slot']} invocation {fg.id} failed: {type(error).__name__}"}
             finally:
                 if self.fg is fg:
                     self.fg = None
@@ -485,7 +489,11 @@ class Worker:
         except (KeyboardInterrupt, asyncio.CancelledError):
             return {"kind": "failed", "error": f"{slot} invocation {fg.id} was interrupted"}
         except BaseException as error:  # noqa: BLE001 - a handler never crashes the worker
-            return {"kind": "failed", "error": _cut_error(f"{entry} raised {type(error).__name__}: {error}")[0]}
+            try:
+                detail = str(error)
+            except Exception:  # noqa: BLE001 - its __str__ is the handler's code too
+                detail = "<str() failed>"
+            return {"kind": "failed", "error": _cut_error(f"{entry} raised {type(error).__name__}: {detail}")[0]}
         try:
             value = decision_to_wire(slot, decision)
         except (TypeError, ValueError) as error:

@@ -194,6 +194,12 @@ def test_any_json_value_parses_or_fails_with_an_envelope_error(value):
     assert outcome == "ok" or outcome[0].startswith("ENVELOPE_")
 
 
-@given(st.text(max_size=50))
+def _bytes_per_code_point(char: str) -> int:
+    # An independent count (utf8_length itself encodes): surrogates count 3, as in TypeScript.
+    point = ord(char)
+    return 1 if point < 0x80 else 2 if point < 0x800 else 3 if point < 0x10000 else 4
+
+
+@given(st.text(st.characters(exclude_categories=()), max_size=50) | st.text("a\u00e9\u20ac\ud800\udfff\U0001f600", max_size=50))
 def test_utf8_length_counts_encoded_bytes(text):
-    assert utf8_length(text) == len(text.encode("utf-8", "surrogatepass"))
+    assert utf8_length(text) == sum(_bytes_per_code_point(char) for char in text)

@@ -4,7 +4,8 @@ The worker is a child subreaper (Linux ``prctl(PR_SET_CHILD_SUBREAPER)``), so a 
 started stays below the worker even when its own parent exits or it calls ``setsid``.
 
 Reaping rule while the worker runs: a zombie child is reaped only when it is an *adopted* orphan
-(seen earlier deeper in the tree, under another parent) or when it has stayed a zombie for
+(seen earlier deeper in the tree, under another parent, and the same process: its start time
+matches, so a new child that reused the pid is not taken for it) or when it has stayed a zombie for
 ``stale_after`` seconds (nobody waits for it). A child the cell itself waits on
 (``subprocess.run``, ``Popen.wait``, asyncio subprocesses) is reaped by that wait first, so its
 exit status is never stolen. On exit the worker terminates every remaining descendant, found by
@@ -55,6 +56,20 @@ def _stat(pid: int) -> tuple[int, str] | None:
     fields = data[data.rfind(b")") + 2 :].split()
     try:
         return int(fields[1]), fields[0].decode("ascii", "replace")
+    except (IndexError, ValueError):
+        return None
+
+
+def _start_time(pid: int) -> int | None:
+    """When ``pid`` started (clock ticks since boot, /proc stat field 22), or None when it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            data = handle.read()
+    except OSError:
+        return None
+    fields = data[data.rfind(b")") + 2 :].split()
+    try:
+        return int(fields[19])
     except (IndexError, ValueError):
         return None
 
@@ -147,7 +162,9 @@ class Reaper:
 
     def __init__(self, stale_after: float = 60.0) -> None:
         self.stale_after = stale_after
-        self._foreign: set[int] = set()  # pids seen below a child: if they come up, they are orphans
+        # pid -> start time of the processes seen below a child: if they come up, they are orphans.
+        # The start time tells an orphan from a new child of the cell that reused its pid.
+        self._foreign: dict[int, int] = {}
         self._zombie_since: dict[int, float] = {}
         self.reaped = 0
 
@@ -162,20 +179,25 @@ class Reaper:
         for pid, depth in below.items():
             ppid, state = table[pid]
             if depth > 1:
-                self._foreign.add(pid)
+                if pid not in self._foreign:
+                    started = _start_time(pid)
+                    if started is not None:
+                        self._foreign[pid] = started
                 continue
             if state != "Z":
                 continue
             zombies.add(pid)
             since = self._zombie_since.setdefault(pid, now)
-            if pid in self._foreign or now - since >= self.stale_after:
+            known = self._foreign.get(pid)
+            adopted = known is not None and _start_time(pid) == known
+            if adopted or now - since >= self.stale_after:
                 try:
                     done, _status = os.waitpid(pid, os.WNOHANG)
                 except ChildProcessError:
                     done = 0
                 if done:
                     reaped.append(pid)
-        self._foreign &= set(below)
+        self._foreign = {p: t for p, t in self._foreign.items() if p in below}
         self._zombie_since = {p: t for p, t in self._zombie_since.items() if p in zombies and p not in reaped}
         self.reaped += len(reaped)
         return reaped

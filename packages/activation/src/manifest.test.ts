@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -52,6 +53,19 @@ describe("readManifest / parseManifest", () => {
     fs.writeFileSync(path.join(dir, "real.json"), JSON.stringify({ version: 1, hooks: { "attention.plan": "p:a", "delivery.review": "p:d" } }));
     fs.symlinkSync("real.json", path.join(dir, "manifest.json"));
     expect(refusal(() => readManifest(dir)).code).toBe("SOURCE_SYMLINK");
+  });
+
+  it("refuses a FIFO or a folder named manifest.json without waiting on it", () => {
+    const fifo = tempDir();
+    const folder = tempDir();
+    dirs.push(fifo, folder);
+    execFileSync("mkfifo", [path.join(fifo, "manifest.json")]);
+    fs.mkdirSync(path.join(folder, "manifest.json"));
+    for (const dir of [fifo, folder]) {
+      const error = refusal(() => readManifest(dir));
+      expect([error.code, error.path]).toEqual(["SOURCE_NOT_REGULAR", "manifest.json"]);
+      expect(error.message).toContain(path.join(dir, "manifest.json"));
+    }
   });
 
   it("reads a valid manifest", () => {

@@ -117,18 +117,23 @@ export function decodeManifest(bytes: Uint8Array): Manifest {
   return parseManifest(value);
 }
 
-/** Read and validate `<root>/manifest.json` (not following a symlink). */
+/** Read and validate `<root>/manifest.json` (not following a symlink; a FIFO or a folder is SOURCE_NOT_REGULAR, never waited on). */
 export function readManifest(root: string): Manifest {
   const file = path.join(root, MANIFEST_FILE);
   let bytes: Buffer;
   try {
-    const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+    // O_NONBLOCK: opening a FIFO must not wait for a writer; fstat then refuses it like scanSource does.
+    const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
     try {
+      if (!fs.fstatSync(fd).isFile()) {
+        throw new ActivationError("SOURCE_NOT_REGULAR", `${JSON.stringify(file)} is not a regular file`, { path: MANIFEST_FILE });
+      }
       bytes = fs.readFileSync(fd);
     } finally {
       fs.closeSync(fd);
     }
   } catch (error) {
+    if (error instanceof ActivationError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOENT" || code === "ENOTDIR") {
       throw new ActivationError("MANIFEST_MISSING", `${JSON.stringify(file)} does not exist`, { field: "$", path: MANIFEST_FILE, cause: error });

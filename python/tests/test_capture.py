@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import threading
 import tracemalloc
 
 from hypothesis import given, settings
@@ -186,3 +187,29 @@ def test_capture_stream_refuses_bytes_on_the_text_side():
         assert "bytes" in str(error)
     else:
         raise AssertionError("bytes were accepted")
+
+
+
+def test_a_thread_writing_while_a_write_is_cut_keeps_the_limit_and_the_count(monkeypatch):
+    # The other thread's write lands while the cell's write is being cut at the byte limit (the
+    # interpreter may switch threads there): the kept text must still fit, every byte counted once.
+    from klbr.worker import capture as capture_module
+
+    capture = OutputCapture(max_bytes=10)
+    original = capture_module.cut_utf8
+    other = []
+
+    def cut_while_a_thread_writes(text: str, budget: int) -> str:
+        if not other:
+            other.append(threading.Thread(target=capture.write, args=("stdout", "1234")))
+            other[0].start()
+            other[0].join(0.5)  # returns at once unless the thread must wait for this write
+        return original(text, budget)
+
+    monkeypatch.setattr(capture_module, "cut_utf8", cut_while_a_thread_writes)
+    capture.write("stdout", "abcdef")        # 6 of 10 bytes
+    capture.write("stdout", "ghijklmnop")    # cut to the 4 bytes left...
+    other[0].join()
+    kept = sum(len(r["text"].encode("utf-8")) for r in capture.records)
+    assert kept <= 10
+    assert kept + capture.truncated_bytes == 6 + 10 + 4

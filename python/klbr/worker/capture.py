@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import codecs
 import io
+import threading
 from typing import Any, Callable
 
 __all__ = [
@@ -76,12 +77,21 @@ class OutputCapture:
         self.used_bytes = 0
         self.truncated_bytes = 0
         self.full = False
+        # Threads write to the running cell's capture too; the interpreter may switch threads in
+        # the middle of a write (while it is being cut), and two writes sized against the same
+        # room would pass the byte limit. SIGINT never raises in here (worker code), so the lock
+        # is never left held.
+        self._lock = threading.Lock()
 
     def write(self, stream: str, text: str) -> None:
         """Append ``text`` to ``stream``'s current record (or a new one), within the limits."""
         if not text:
             return
         text, size = _measure(text)
+        with self._lock:
+            self._append(stream, text, size)
+
+    def _append(self, stream: str, text: str, size: int) -> None:
         if self.full:
             self.truncated_bytes += size
             return
@@ -108,7 +118,8 @@ class OutputCapture:
 
     def add_truncated(self, count: int) -> None:
         """Count ``count`` bytes cut elsewhere (the error text) in ``truncated_bytes``."""
-        self.truncated_bytes += count
+        with self._lock:
+            self.truncated_bytes += count
 
     @property
     def records(self) -> list[dict[str, str]]:

@@ -8,7 +8,8 @@ Reaping rule while the worker runs: a zombie child is reaped only when it is an 
 matches, so a new child that reused the pid is not taken for it) or when it has stayed a zombie for
 ``stale_after`` seconds (nobody waits for it). A child the cell itself waits on
 (``subprocess.run``, ``Popen.wait``, asyncio subprocesses) is reaped by that wait first, so its
-exit status is never stolen. On exit the worker terminates every remaining descendant, found by
+exit status is not stolen, unless the wait starts more than ``stale_after`` seconds after the
+child exited (``Popen.wait`` then reports 0). On exit the worker terminates every remaining descendant, found by
 walking ``/proc``, and reaps them all (:func:`kill_descendants`).
 """
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from conftest import load_vectors
+from conftest import load_vectors, same_value
 from klbr.envelope import (
     EnvelopeError,
     parse_envelope,
@@ -32,17 +32,6 @@ def _run(case: dict):
     raise AssertionError(f"unknown entry {entry!r} in {case['description']!r}")
 
 
-def _same(left, right) -> bool:
-    """Equality that also tells 1 from 1.0 and True from 1 (the vectors pin the output types)."""
-    if type(left) is not type(right):
-        return False
-    if isinstance(left, dict):
-        return left.keys() == right.keys() and all(_same(left[key], right[key]) for key in left)
-    if isinstance(left, list):
-        return len(left) == len(right) and all(_same(a, b) for a, b in zip(left, right))
-    return left == right
-
-
 def test_the_file_holds_enough_cases():
     descriptions = [case["description"] for case in CASES]
     assert len(set(descriptions)) == len(descriptions)
@@ -60,5 +49,5 @@ def test_vector(case):
     else:
         output = _run(case)
         expected = case["input"] if case["expected"] == "input" else case["expected"]
-        assert _same(output, expected)
+        assert same_value(output, expected)
         assert output is not case["input"]

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import FIXTURES, load_vectors
+from conftest import FIXTURES, load_vectors, same_value
 from klbr.header import (
     HeaderError,
     apply_change,
@@ -66,17 +66,6 @@ FILES = sorted(path.name for path in (FIXTURES / "header").glob("*.json"))
 CASES = [(name, case) for name in FILES for case in load_vectors(f"header/{name}")]
 
 
-def _same(left, right) -> bool:
-    """Equality that also tells 1 from 1.0 and True from 1 (the vectors pin the output types)."""
-    if type(left) is not type(right):
-        return False
-    if isinstance(left, dict):
-        return left.keys() == right.keys() and all(_same(left[key], right[key]) for key in left)
-    if isinstance(left, list):
-        return len(left) == len(right) and all(_same(a, b) for a, b in zip(left, right))
-    return left == right
-
-
 def test_every_file_has_a_runner_and_nothing_is_skipped_silently():
     assert FILES == sorted(RUNNERS), "a fixtures/header file without a Python runner (or a runner without a file)"
     assert len(NOT_RUN) == 0
@@ -97,7 +86,7 @@ def test_vector(name, case):
         assert caught.value.code == case["error"]["code"]
     else:
         got = run(case["input"])
-        assert _same(got, case["expected"]), f"{got!r} != {case['expected']!r}"
+        assert same_value(got, case["expected"]), f"{got!r} != {case['expected']!r}"
 
 
 REVISE_DIFFS = [

@@ -179,6 +179,7 @@ describe("klbr against a running daemon", () => {
     const cut = entries.filter((e) => e.kind === "execution" && typeof e.code === "string" && (e.code as string).includes("4242"));
     expect(cut.at(-1)).toMatchObject({ status: "interrupted", ended_by: "host_restart" });
     expect(entries.some((e) => e.kind === "message")).toBe(true);
+    expect(entries.filter((e) => e.kind === "activation" && e.outcome === "activated").map((e) => e.epoch_after)).toEqual([1, 2]);
     expect(existsSync(join(dataDir, "klbr.sqlite"))).toBe(true);
   }, 60_000);
 });

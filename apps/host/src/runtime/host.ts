@@ -1,7 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type Database from "better-sqlite3";
-import { frameInput } from "@klbr/transcript";
+import { formatStamp, frameInput } from "@klbr/transcript";
 import { resolvePython, startWorker, type CellCompletion, type HostRequest, type HostRequestContext, type Worker } from "@klbr/supervisor";
 import { migrateHostDb, openSqlite, type HostDb } from "../db/open";
 import { dataLayout, defaultPythonDir, type DataLayout } from "../paths";
@@ -197,7 +197,7 @@ export class Host implements HostServices {
     const now = this.now();
     const bench = this.workbenches.get(sessionId);
     return {
-      now: new Date(Math.floor(now / 1000) * 1000).toISOString().replace(".000Z", "Z"),
+      now: formatStamp(now),
       now_ms: now,
       session_id: sessionId,
       generation: bench?.generation ?? null,

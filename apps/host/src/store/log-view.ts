@@ -1,3 +1,5 @@
+import { activationHistory } from "@klbr/activation";
+import { getTableName } from "drizzle-orm";
 import type Database from "better-sqlite3";
 
 /** One line of the durable log as `klbr log` shows it. */
@@ -105,6 +107,11 @@ const QUERIES: Array<{ sql: string; map: (r: Record<string, unknown>) => LogEntr
     sql: "SELECT * FROM incidents",
     map: (r) => ({ key: `incident:${r.id}`, at_ms: r.at_ms as number, kind: `incident.${r.kind}`, detail: json(r.detail) }),
   },
+  {
+    // @klbr/activation owns this table; the host migrates it at start, so it is always there.
+    sql: `SELECT * FROM "${getTableName(activationHistory)}"`,
+    map: (r) => ({ ...r, key: `activation:${r.id}`, at_ms: r.at_ms as number, kind: "activation" }),
+  },
 ];
 
 function json(value: unknown): unknown {
@@ -120,14 +127,5 @@ function json(value: unknown): unknown {
 export function readLog(sqlite: Database.Database): LogEntry[] {
   const entries: LogEntry[] = [];
   for (const q of QUERIES) for (const row of sqlite.prepare(q.sql).all() as Record<string, unknown>[]) entries.push(q.map(row));
-  const hasActivations = sqlite.prepare("SELECT name FROM sqlite_master WHERE type='table' AND name LIKE '%activation%history%'").get() as
-    | { name: string }
-    | undefined;
-  if (hasActivations) {
-    for (const row of sqlite.prepare(`SELECT * FROM "${hasActivations.name}"`).all() as Record<string, unknown>[]) {
-      const at = (row.at_ms ?? row.atMs ?? 0) as number;
-      entries.push({ key: `activation:${row.id}`, at_ms: at, kind: "activation", ...row });
-    }
-  }
   return entries.sort((a, b) => a.at_ms - b.at_ms);
 }

@@ -1,4 +1,5 @@
 import { existsSync } from "node:fs";
+import { stampOrUnknown } from "@klbr/transcript";
 import Database from "better-sqlite3";
 import { HostError } from "../../errors";
 import { dataLayout } from "../../paths";
@@ -6,7 +7,7 @@ import { readLog, type LogEntry } from "../../store/log-view";
 import { dataDirOf, type CommonOptions } from "../target";
 
 function human(entry: LogEntry): string {
-  const at = new Date(entry.at_ms).toISOString().replace(/\.\d{3}Z$/, "Z");
+  const at = stampOrUnknown(entry.at_ms);
   const { key: _key, at_ms: _at, kind, ...rest } = entry;
   const brief = Object.entries(rest)
     .filter(([, v]) => v !== null && v !== undefined && v !== "")

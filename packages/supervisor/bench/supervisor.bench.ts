@@ -59,7 +59,14 @@ async function coldStart(): Promise<void> {
   line("cold start to ready (p50)", ms(r), `python -c pass ${ms(b)}`, r / b, "<= x2.5");
 }
 
-async function pingPong(n: number): Promise<number[]> {
+interface PingPong {
+  /** One length-prefixed JSON message to the echo and back; resolves with its milliseconds. */
+  once(i: number): Promise<number>;
+  close(): Promise<void>;
+}
+
+/** The baseline: plain length-prefixed JSON to a Python echo over a Unix socket, and back. */
+async function openPingPong(): Promise<PingPong> {
   const dir = await mkdtemp(join(tmpdir(), "klbr-b-"));
   const path = join(dir, "e.sock");
   const server = createServer();
@@ -77,54 +84,61 @@ async function pingPong(n: number): Promise<number[]> {
       pending?.(value);
     }
   });
-  const times: number[] = [];
-  for (let i = 0; i < n; i++) {
-    const message = { version: 1, session_id: "bench", generation: "g", message: { kind: "execute", id: `c-${i}`, code: "1+1" } };
-    const body = Buffer.from(JSON.stringify(message));
-    const head = Buffer.alloc(4);
-    head.writeUInt32BE(body.length);
-    const t = now();
-    const got = new Promise((r) => (pending = r));
-    socket.write(Buffer.concat([head, body]));
-    await got;
-    times.push(now() - t);
-  }
-  socket.destroy();
-  server.close();
-  await child.catch(() => undefined);
-  await rm(dir, { recursive: true, force: true });
-  return times;
+  return {
+    async once(i) {
+      const message = { version: 1, session_id: "bench", generation: "g", message: { kind: "execute", id: `c-${i}`, code: "1+1" } };
+      const body = Buffer.from(JSON.stringify(message));
+      const head = Buffer.alloc(4);
+      head.writeUInt32BE(body.length);
+      const t = now();
+      const got = new Promise((r) => (pending = r));
+      socket.write(Buffer.concat([head, body]));
+      await got;
+      return now() - t;
+    },
+    async close() {
+      socket.destroy();
+      server.close();
+      await child.catch(() => undefined);
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function timedExecute(w: Worker): Promise<number> {
+  const t = now();
+  const done = await w.execute("1+1");
+  if (done.kind !== "cell" || done.status !== "ok") throw new Error(JSON.stringify(done));
+  return now() - t;
 }
 
 async function roundTrip(): Promise<void> {
-  const n = 2000;
+  // The three are measured interleaved, one of each per round, so a change in the machine's
+  // state during the run (frequency, idle states, other load) weighs on all of them alike.
+  const rounds = 3000;
   const w = await workbench();
-  for (let i = 0; i < 1000; i++) await w.execute("1+1");
-  const times: number[] = [];
-  const t0 = now();
-  for (let i = 0; i < n; i++) {
-    const t = now();
-    await w.execute("1+1");
-    times.push(now() - t);
-  }
-  const rate = n / ((now() - t0) / 1000);
-  await w.shutdown();
   const thin = await workbench({ command: [process.execPath, NODE_WORKER] });
-  for (let i = 0; i < 1000; i++) await thin.execute("1+1");
+  const echo = await openPingPong();
+  const times: number[] = [];
   const hostOnly: number[] = [];
-  for (let i = 0; i < n; i++) {
-    const t = now();
-    await thin.execute("1+1");
-    hostOnly.push(now() - t);
+  const base: number[] = [];
+  for (let i = 0; i < 1000; i++) {
+    await timedExecute(w);
+    await timedExecute(thin);
+    await echo.once(i);
   }
-  await thin.shutdown();
-  await pingPong(1000);
-  const base = await pingPong(n);
+  for (let i = 0; i < rounds; i++) {
+    times.push(await timedExecute(w));
+    hostOnly.push(await timedExecute(thin));
+    base.push(await echo.once(i));
+  }
+  await Promise.all([w.shutdown(), thin.shutdown(), echo.close()]);
   const p50 = pct(times, 50);
   const b50 = pct(base, 50);
+  const mean = (v: number[]) => v.reduce((a, b) => a + b, 0) / v.length;
   line("execute 1+1 round trip p50", ms(p50), `ping-pong ${ms(b50)}`, p50 / b50, "<= x4 and < 0.5 ms");
   line("execute 1+1 round trip p99", ms(pct(times, 99)), `ping-pong ${ms(pct(base, 99))}`, pct(times, 99) / pct(base, 99));
-  line("cells per second", rate.toFixed(0), `ping-pongs/s ${(1000 / (base.reduce((a, b) => a + b, 0) / base.length)).toFixed(0)}`);
+  line("cells per second", (1000 / mean(times)).toFixed(0), `ping-pongs/s ${(1000 / mean(base)).toFixed(0)}`, mean(base) / mean(times));
   const h50 = pct(hostOnly, 50);
   line("  same via a thin Node worker p50", ms(h50), `ping-pong ${ms(b50)}`, h50 / b50, "(host-side cost)");
 }

@@ -61,18 +61,19 @@ def _serve(code: str, patch: str) -> dict:
 
 
 def test_an_interrupt_read_before_the_cells_first_step_still_breaks_a_blocking_cell():
-    # The interrupt arrives after the cell's task was created and before it first ran: the loop's
-    # cancel is queued behind that first step, which never yields. The cell must still be broken
-    # (by SIGINT) instead of running to its end.
+    # The interrupt arrives after the cell's task was created and before its first step (which
+    # runs at once, inside _execute) reached the cell's code: the loop's cancel is queued behind
+    # that step, which never yields. The cell must still be broken (by SIGINT) instead of running
+    # to its end.
     busy = "import time\nt = time.monotonic()\nwhile time.monotonic() - t < 20:\n    pass\nfinished = True"
     outcome = _serve(busy, """
-        original = worker._execute
-        def racing_execute(op, code):
-            original(op, code)
-            message = {"kind": "interrupt", "id": op}
-            worker.loop.call_soon(worker._on_message, message)  # behind the task's first step
+        original = worker._track
+        def racing_track(fg, task):
+            original(fg, task)
+            message = {"kind": "interrupt", "id": fg.id}
+            worker.loop.call_soon(worker._on_message, message)  # behind the running step
             worker._on_arrival(message)                           # the reader thread's part
-        worker._execute = racing_execute
+        worker._track = racing_track
     """)
     assert outcome["exit"] == 0
     assert [r["status"] for r in outcome["results"]] == ["interrupted"]

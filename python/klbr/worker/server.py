@@ -32,6 +32,7 @@ from klbr.runtime import ExecutionScope, HostClient, Runtime, WaitYield, current
 from .capture import CaptureStream, OutputCapture, clean_text, cut_utf8, utf8_length
 from .cells import CellCompiler, format_error, make_namespace, run_compiled
 from .connection import Connection, ConnectionEnd
+from .loop import new_worker_loop, start_task
 from .reaper import Reaper, has_children, kill_descendants
 
 if TYPE_CHECKING:  # the hooks role's imports are loaded only by that role
@@ -163,7 +164,7 @@ class Worker:
 
     def run(self, hello: dict) -> int:
         """Send ``hello``, serve until the end, clean up the process tree; returns the exit code."""
-        self.loop = asyncio.new_event_loop()
+        self.loop = new_worker_loop()
         asyncio.set_event_loop(self.loop)
         self.client.loop = self.loop
         # The reader thread needs the GIL from a busy cell to deliver an interrupt; the default
@@ -361,9 +362,15 @@ class Worker:
         context.run(current_scope.set, scope)
         self.fg = fg
         sys.stdout, sys.stderr = self._stdout, self._stderr
-        fg.task = self.loop.create_task(self._cell_task(fg, code), context=context)
         fg.on_done = lambda task: self._cell_done(fg, task)
-        fg.task.add_done_callback(fg.on_done)
+        # The task's first step runs within start_task: the Foreground has its task and done
+        # callback before that (the SIGINT handler and the completion look them up).
+        start_task(self.loop, self._cell_task(fg, code), context, lambda task: self._track(fg, task))
+
+    @staticmethod
+    def _track(fg: Foreground, task: asyncio.Task) -> None:
+        fg.task = task
+        task.add_done_callback(fg.on_done)
 
     def _on_yield(self, fg: Foreground) -> None:
         # A task the cell spawned had its wait accepted: the cell ends (as yielded) too.

@@ -298,6 +298,12 @@ class FrameDecoder:
             raise _poisoned_error()
         values: list[Any] = []
         try:
+            # The common case: an idle decoder fed exactly one whole frame.
+            if type(data) is bytes and self._payload is None and not self._header:
+                n = len(data)
+                if n > HEADER_BYTES and int.from_bytes(data[:HEADER_BYTES], "big") == n - HEADER_BYTES:
+                    values.append(decode_payload(data[HEADER_BYTES:]))
+                    return values
             self._consume(memoryview(data).cast("B"), values)
         except FrameError as error:
             self._poison()

@@ -46,6 +46,8 @@ __all__ = ["Connection", "ConnectionEnd"]
 
 # The exact json.dumps options of klbr.frame.encode_payload (so the bytes are the same).
 _JSON = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"), check_circular=False).encode
+# What _JSON gives for a str (JSONEncoder.encode returns encode_basestring(o) for one).
+_STRING = json.encoder.encode_basestring
 
 
 def _text_bytes(text: Any) -> int:
@@ -148,7 +150,13 @@ class Connection:
             status, output, truncated_bytes, error
         ):
             # The validated copy's field order; ids, statuses and ints need no JSON escaping.
-            records = _JSON([{"stream": r["stream"], "text": r["text"]} for r in output]) if output else "[]"
+            if not output:
+                records = "[]"
+            elif len(output) == 1:
+                record = output[0]
+                records = f'[{{"stream":"{record["stream"]}","text":{_STRING(record["text"])}}}]'
+            else:
+                records = _JSON([{"stream": r["stream"], "text": r["text"]} for r in output])
             payload = (
                 f'{self._completed_head}{operation_id}","result":{{"kind":"cell","status":"{status}",'
                 f'"output":{records},"truncated_bytes":{truncated_bytes},'

@@ -12,6 +12,7 @@ import errno
 import json
 import os
 import re
+import stat
 from dataclasses import dataclass
 from typing import Any, Union
 
@@ -159,7 +160,9 @@ def decode_manifest(raw: bytes) -> Manifest:
 def read_manifest(root: Union[str, os.PathLike]) -> Manifest:
     """Read and validate ``<root>/manifest.json`` (not following a symlink)."""
     path = os.path.join(os.fspath(root), MANIFEST_FILE)
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
+    # O_NONBLOCK: opening a FIFO must not wait for a writer; fstat then refuses it (and a folder)
+    # as SOURCE_NOT_REGULAR, like @klbr/activation's readManifest.
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
     try:
         fd = os.open(path, flags)
     except (FileNotFoundError, NotADirectoryError):
@@ -168,5 +171,12 @@ def read_manifest(root: Union[str, os.PathLike]) -> Manifest:
         if error.errno == errno.ELOOP:
             raise ActivationError("SOURCE_SYMLINK", f"{path!r} is a symbolic link", path=MANIFEST_FILE) from None
         raise
-    with os.fdopen(fd, "rb") as handle:
-        return decode_manifest(handle.read())
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise ActivationError("SOURCE_NOT_REGULAR", f"{path!r} is not a regular file", path=MANIFEST_FILE)
+        chunks = []
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+    finally:
+        os.close(fd)
+    return decode_manifest(b"".join(chunks))

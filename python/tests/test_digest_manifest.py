@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 
 import pytest
 
@@ -44,6 +45,34 @@ def test_read_manifest_refuses_a_symlink(tmp_path):
     with pytest.raises(ActivationError) as caught:
         read_manifest(tmp_path)
     assert caught.value.code == "SOURCE_SYMLINK"
+
+
+def test_read_manifest_refuses_a_fifo_without_waiting_for_a_writer(tmp_path):
+    os.mkfifo(tmp_path / "manifest.json")
+    outcome: list = []
+
+    def read() -> None:
+        try:
+            read_manifest(tmp_path)
+        except ActivationError as error:
+            outcome.append(error)
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    reader.join(10)
+    if reader.is_alive():  # unblock the thread before failing, so the suite does not hang
+        with open(os.open(tmp_path / "manifest.json", os.O_WRONLY | os.O_NONBLOCK), "wb"):
+            pass
+        pytest.fail("read_manifest waited for a writer on a FIFO")
+    assert [e.code for e in outcome] == ["SOURCE_NOT_REGULAR"]
+    assert outcome[0].path == "manifest.json"
+
+
+def test_read_manifest_refuses_a_folder(tmp_path):
+    (tmp_path / "manifest.json").mkdir()
+    with pytest.raises(ActivationError) as caught:
+        read_manifest(tmp_path)
+    assert caught.value.code == "SOURCE_NOT_REGULAR"
 
 
 def test_parse_manifest_messages_name_the_field():

@@ -179,6 +179,22 @@ def test_capture_stream_buffer_decodes_utf8_across_writes():
     assert cap.records == [{"stream": "stdout", "text": "€!"}]
 
 
+def test_capture_stream_end_cell_gives_an_unfinished_sequence_to_the_cell_that_wrote_it():
+    first, second = OutputCapture(), OutputCapture()
+    target = {"capture": first}
+    stream = CaptureStream("stdout", lambda: target["capture"], io.StringIO())
+    euro = "€".encode("utf-8")
+    stream.buffer.write(b"a" + euro[:2])
+    stream.end_cell()
+    target["capture"] = second
+    stream.buffer.write(euro[2:] + b"b")
+    stream.end_cell()
+    assert first.records == [{"stream": "stdout", "text": "a\ufffd"}]
+    assert second.records == [{"stream": "stdout", "text": "\ufffdb"}]
+    stream.end_cell()  # nothing pending: nothing written
+    assert second.records == [{"stream": "stdout", "text": "\ufffdb"}]
+
+
 def test_capture_stream_refuses_bytes_on_the_text_side():
     stream = CaptureStream("stdout", lambda: OutputCapture(), io.StringIO())
     try:

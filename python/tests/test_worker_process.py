@@ -50,6 +50,14 @@ def test_namespace_underscore_and_output_records(host):
     assert cell_ok(host.execute("_")) == [{"stream": "result", "text": "84"}]
 
 
+def test_an_unfinished_utf8_sequence_on_stdout_buffer_stays_in_its_cell(host):
+    euro = "€".encode("utf-8")
+    out = cell_ok(host.execute(f"import sys\nsys.stdout.buffer.write(b'a' + {euro[:2]!r})\nNone"))
+    assert out == [{"stream": "stdout", "text": "a\ufffd"}]
+    out = cell_ok(host.execute(f"import sys\nsys.stdout.buffer.write({euro[2:]!r} + b'b')\nNone"))
+    assert out == [{"stream": "stdout", "text": "\ufffdb"}]
+
+
 def test_top_level_await_and_asyncio_run_explained(host):
     assert cell_ok(host.execute("import asyncio\nawait asyncio.sleep(0.01, result='slept')")) == [
         {"stream": "result", "text": "'slept'"}

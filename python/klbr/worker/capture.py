@@ -134,17 +134,32 @@ class _BinaryAdapter(io.RawIOBase):
         super().__init__()
         self._owner = owner
         self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        self._written = False
 
     def writable(self) -> bool:
         return True
 
     def write(self, data: Any) -> int:
         view = memoryview(data)
+        self._written = True
         self._owner.write(self._decoder.decode(bytes(view)))
         return view.nbytes
 
     def flush(self) -> None:
         pass
+
+    def end_cell(self) -> None:
+        """Write out a UTF-8 sequence the cell left unfinished (as U+FFFD) and start afresh.
+
+        Without it, the first bytes the next cell writes would complete (or garble) it.
+        """
+        if not self._written:
+            return  # most cells never touch the binary side: keep the completion path short
+        self._written = False
+        text = self._decoder.decode(b"", final=True)
+        self._decoder.reset()
+        if text:
+            self._owner.write(text)
 
 
 class CaptureStream(io.TextIOBase):
@@ -204,3 +219,7 @@ class CaptureStream(io.TextIOBase):
 
     def flush(self) -> None:
         pass
+
+    def end_cell(self) -> None:
+        """Close the running cell's part of the binary side (see ``_BinaryAdapter.end_cell``)."""
+        self._buffer.end_cell()

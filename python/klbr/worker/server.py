@@ -427,6 +427,9 @@ class Worker:
 
     def _end_cell(self, fg: Foreground, status: str, error: str | None) -> None:
         assert fg.scope is not None and fg.capture is not None
+        # Bytes of an unfinished UTF-8 sequence the cell wrote to sys.stdout.buffer belong to it.
+        self._stdout.end_cell()
+        self._stderr.end_cell()
         fg.completed = True
         if fg.scope.yielded:
             status, error = "yielded", None

@@ -2,19 +2,20 @@ import { describe, expect, it } from "vitest";
 import { workerCommand } from "./command.js";
 
 const base = { role: "hooks" as const, sessionId: "s1", generation: "g1" };
+const tag = { name: "KLBR_TREE", value: "0123456789abcdef0123456789abcdef" };
 
 describe("workerCommand", () => {
   it("appends the flags to the given command and puts the token in the environment", () => {
-    const cmd = workerCommand({ ...base, command: ["node", "fake.mjs"], sourceDir: "/src" }, "/tmp/d/w.sock", "tok", "/tmp/d/skills.json", {});
+    const cmd = workerCommand({ ...base, command: ["node", "fake.mjs"], sourceDir: "/src" }, "/tmp/d/w.sock", "tok", tag, "/tmp/d/skills.json", {});
     expect(cmd).toEqual({
       file: "node",
       args: ["fake.mjs", "--socket", "/tmp/d/w.sock", "--role", "hooks", "--session", "s1", "--generation", "g1", "--skills", "/tmp/d/skills.json", "--source", "/src"],
-      env: { KLBR_WORKER_TOKEN: "tok" },
+      env: { KLBR_WORKER_TOKEN: "tok", KLBR_TREE: tag.value },
     });
   });
 
   it("defaults to python -m klbr.worker and prepends pythonPath to an inherited PYTHONPATH", () => {
-    const cmd = workerCommand({ ...base, role: "workbench", pythonPath: ["/repo/python"] }, "/s", "t", undefined, { PYTHONPATH: "/old" });
+    const cmd = workerCommand({ ...base, role: "workbench", pythonPath: ["/repo/python"] }, "/s", "t", tag, undefined, { PYTHONPATH: "/old" });
     expect(cmd.args.slice(0, 2)).toEqual(["-m", "klbr.worker"]);
     expect(cmd.file).toMatch(/python/);
     expect(cmd.env.PYTHONPATH).toBe("/repo/python:/old");
@@ -22,10 +23,16 @@ describe("workerCommand", () => {
   });
 
   it("the token cannot be overridden by the caller's env", () => {
-    expect(workerCommand({ ...base, command: ["x"], env: { KLBR_WORKER_TOKEN: "mine" } }, "/s", "real", undefined, {}).env.KLBR_WORKER_TOKEN).toBe("real");
+    expect(workerCommand({ ...base, command: ["x"], env: { KLBR_WORKER_TOKEN: "mine" } }, "/s", "real", tag, undefined, {}).env.KLBR_WORKER_TOKEN).toBe("real");
+  });
+
+  it("the tree tag goes to any command and cannot be overridden by the caller's env", () => {
+    const env = { KLBR_TREE: "f".repeat(32), OTHER: "1" };
+    const cmd = workerCommand({ ...base, command: ["/bin/anything"], env }, "/s", "t", tag, undefined, {});
+    expect(cmd.env).toEqual({ KLBR_WORKER_TOKEN: "t", KLBR_TREE: tag.value, OTHER: "1" });
   });
 
   it("refuses an empty command", () => {
-    expect(() => workerCommand({ ...base, command: [] }, "/s", "t", undefined, {})).toThrow(/\[\]/);
+    expect(() => workerCommand({ ...base, command: [] }, "/s", "t", tag, undefined, {})).toThrow(/\[\]/);
   });
 });

@@ -1,5 +1,6 @@
 import type { StartWorkerOptions } from "./options.js";
 import { resolvePython } from "./python.js";
+import type { TreeTag } from "./tagged.js";
 
 /** The environment variable carrying the startup token (C3). */
 export const TOKEN_ENV = "KLBR_WORKER_TOKEN";
@@ -15,12 +16,14 @@ export interface WorkerCommand {
 /**
  * The worker's argv and environment: `command` (default `<python> -m klbr.worker`) followed by
  * the socket, role and identity flags, `--skills` and `--source` when given; the token in
- * KLBR_WORKER_TOKEN; `pythonPath` prepended to PYTHONPATH.
+ * KLBR_WORKER_TOKEN; the generation's tree tag (KLBR_TREE), which every descendant inherits;
+ * `pythonPath` prepended to PYTHONPATH. Neither the token nor the tag can be set through `env`.
  */
 export function workerCommand(
   opts: StartWorkerOptions,
   socketPath: string,
   token: string,
+  tree: TreeTag,
   skillsFile: string | undefined,
   hostEnv: NodeJS.ProcessEnv = process.env,
 ): WorkerCommand {
@@ -32,7 +35,7 @@ export function workerCommand(
   const pythonPath = [...(opts.pythonPath ?? [])];
   const inherited = opts.env?.PYTHONPATH ?? hostEnv.PYTHONPATH;
   if (inherited) pythonPath.push(inherited);
-  const env: Record<string, string> = { ...opts.env, [TOKEN_ENV]: token };
+  const env: Record<string, string> = { ...opts.env, [TOKEN_ENV]: token, [tree.name]: tree.value };
   if (pythonPath.length > 0) env.PYTHONPATH = pythonPath.join(":");
   return { file, args, env };
 }

@@ -1,13 +1,19 @@
 import { rmSync } from "node:fs";
+import { killTaggedOnce, type TreeTag } from "./tagged.js";
 import { killTreeOnce, type KnownProcs } from "./tree.js";
 
-const live = new Map<number, { dir: string | undefined; known: KnownProcs | undefined }>();
+const live = new Map<number, { dir: string | undefined; known: KnownProcs | undefined; tag: TreeTag | undefined }>();
 let installed = false;
 
-// 'exit' handlers must be synchronous: one kill pass per tree and a synchronous rm.
+// 'exit' handlers must be synchronous: one kill pass per tree, one sweep for all tags, a synchronous rm.
 function onExit(): void {
-  for (const [pid, { dir, known }] of live) {
+  const tags: TreeTag[] = [];
+  for (const [pid, { known, tag }] of live) {
     killTreeOnce(pid, known);
+    if (tag) tags.push(tag);
+  }
+  killTaggedOnce(tags);
+  for (const { dir } of live.values()) {
     if (dir !== undefined) {
       try {
         rmSync(dir, { recursive: true, force: true });
@@ -20,11 +26,11 @@ function onExit(): void {
 }
 
 /**
- * Register a live worker pid (its private dir, the processes known in its tree) to clean up if
- * the host process exits first.
+ * Register a live worker pid (its private dir, the processes known in its tree, the tag its
+ * generation carries) to clean up if the host process exits first.
  */
-export function trackWorker(pid: number, dir?: string, known?: KnownProcs): void {
-  live.set(pid, { dir, known });
+export function trackWorker(pid: number, dir?: string, known?: KnownProcs, tag?: TreeTag): void {
+  live.set(pid, { dir, known, tag });
   if (!installed) {
     installed = true;
     process.on("exit", onExit);

@@ -31,7 +31,7 @@ export interface StartWorkerOptions {
   /** Directories prepended to PYTHONPATH. */
   pythonPath?: string[];
   cwd?: string;
-  /** Extra environment over the host's. */
+  /** Extra environment over the host's (KLBR_WORKER_TOKEN and KLBR_TREE are always the supervisor's). */
   env?: Record<string, string>;
   /** Passed as `--skills`. */
   skillsFile?: string;
@@ -72,7 +72,7 @@ export interface Worker {
   readonly stdoutTail: string;
   /** Last 8 KiB of the worker's raw stderr. */
   readonly stderrTail: string;
-  /** Settles once the worker and its whole tree are gone. */
+  /** Settles once the worker, its whole tree and every process carrying its tree tag are gone. */
   readonly exited: Promise<WorkerExit>;
   execute(code: string, opts?: ExecuteOptions): Promise<CellCompletion>;
   /** Invoke a hook slot; the input is validated against the slot's schema before it is sent. */

@@ -23,6 +23,7 @@ import { checkHello } from "./hello.js";
 import { IDENTIFIER, Operation } from "./operation.js";
 import { makePrivateDir, removePrivateDir } from "./private-dir.js";
 import { ByteTail } from "./tail.js";
+import { killTagged, killTaggedOnce, treeTag } from "./tagged.js";
 import { killTree, killTreeOnce, recordRoot, rememberTree, type KnownProcs } from "./tree.js";
 import {
   MAX_REQUESTS_PER_CELL,
@@ -121,6 +122,8 @@ class WorkerProcess implements Worker {
   /** The skills file `materialize` wrote into the private dir (deleted after the hello). */
   readonly #materialized: string | undefined;
   readonly #token = randomBytes(32).toString("hex");
+  /** Inherited by every process of this generation: found and killed even after leaving the tree. */
+  readonly #tag = treeTag();
   readonly #stdout = new ByteTail();
   readonly #stderr = new ByteTail();
   readonly #known: KnownProcs = new Map();
@@ -193,7 +196,7 @@ class WorkerProcess implements Worker {
   // ---- start and handshake ----
 
   async start(): Promise<void> {
-    const { file, args, env } = workerCommand(this.#opts, this.#socketPath, this.#token, this.#materialized ?? this.#opts.skillsFile);
+    const { file, args, env } = workerCommand(this.#opts, this.#socketPath, this.#token, this.#tag, this.#materialized ?? this.#opts.skillsFile);
 
     const ready = new Promise<void>((resolve, reject) => {
       this.#handshake = { resolve, reject };
@@ -233,7 +236,7 @@ class WorkerProcess implements Worker {
     // Not reaped before this synchronous code ends, so the pid is still ours: record its start
     // time, and no tree kill after the reap can hit a process that reused the pid.
     recordRoot(this.#pid, this.#known);
-    trackWorker(this.#pid, this.#dir, this.#known);
+    trackWorker(this.#pid, this.#dir, this.#known, this.#tag);
     drainInto(subprocess.stdout, this.#stdout);
     drainInto(subprocess.stderr, this.#stderr);
     this.#stdioClosed = Promise.all(
@@ -663,15 +666,18 @@ class WorkerProcess implements Worker {
     if (this.#phase === "running") this.#phase = "stopping";
     this.#channel?.close();
     this.#server.close();
-    // One synchronous pass now (the group, what was seen of the tree); settle the pending
-    // operations as soon as the tails are in; confirm the tree is gone before `exited`.
+    // One synchronous pass now (the group, what was seen of the tree, then every process carrying
+    // the generation's tag: an orphan the worker's death handed to init is out of the tree); settle
+    // the pending operations as soon as the tails are in; confirm all of it is gone before `exited`.
     killTreeOnce(this.#pid, this.#known);
+    killTaggedOnce([this.#tag]);
     await Promise.race([this.#stdioClosed, sleep(50)]);
     const exit = this.#settleAll();
     // shutdown() may have armed its timer while the connection was drained above.
     clearTimeout(this.#shutdownTimer);
     this.#treeKill = undefined;
     await this.#killTree();
+    await killTagged(this.#tag);
     await removePrivateDir(this.#dir);
     untrackWorker(this.#pid);
     this.#resolveExited(exit);

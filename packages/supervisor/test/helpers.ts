@@ -1,4 +1,5 @@
-import { existsSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { startWorker, type StartWorkerOptions, type Worker } from "../src/index.js";
 import { isAlive } from "../src/tree.js";
@@ -55,3 +56,40 @@ export function loggedPid(stderr: string): number {
 
 /** Resolve after `ms`. */
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** Poll `check` until it holds or `timeoutMs` passes; resolves with its last value. */
+export async function waitFor(check: () => boolean, timeoutMs = 10_000): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() >= deadline) return check();
+    await sleep(10);
+  }
+  return true;
+}
+
+/** The value of `name` in a process's initial environment (/proc/<pid>/environ), if set. */
+export function environValue(pid: number, name: string): string | undefined {
+  const entry = readFileSync(`/proc/${pid}/environ`, "latin1")
+    .split("\0")
+    .find((e) => e.startsWith(`${name}=`));
+  return entry?.slice(name.length + 1);
+}
+
+/** Start a detached `sleep 1000` with `env` over this process's environment; returns its pid. */
+export function startSleep(env: Record<string, string> = {}): number {
+  const child = spawn("sleep", ["1000"], { env: { ...process.env, ...env }, stdio: "ignore", detached: true });
+  child.unref();
+  return child.pid as number;
+}
+
+/** SIGKILL each pid that is still alive (test cleanup). */
+export function killAlive(pids: number[]): void {
+  for (const pid of pids) {
+    if (!isAlive(pid)) continue;
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {
+      // gone meanwhile
+    }
+  }
+}

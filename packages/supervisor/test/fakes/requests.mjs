@@ -9,6 +9,8 @@
 //   "reset"     -> stop reading, request r1, exit 300 ms later with the host's reply unread (the
 //                  kernel then resets the host's end: ECONNRESET instead of a clean EOF)
 //   "spawn"     -> start `sleep 1000` and a setsid `sleep 1000`, complete with their pids
+//   "orphan"    -> start a setsid `sleep 1000` through a shell that exits at once (the sleep goes
+//                  to init: out of this worker's tree and group), complete with its pid
 //   "flood:<mb>" -> write mb MiB to raw stdout, then complete
 //   anything else -> complete ok with the code echoed
 // With FAKE_GRACEFUL set, `shutdown` completes the running cell as interrupted before exiting.
@@ -50,6 +52,12 @@ const socket = open((message) => {
       const a = spawn("sleep", ["1000"], { stdio: "ignore" });
       const b = spawn("sleep", ["1000"], { stdio: "ignore", detached: true });
       send(socket, { kind: "completed", id: current.id, result: cellOk(JSON.stringify([a.pid, b.pid])) });
+    } else if (code === "orphan") {
+      const id = current.id;
+      const sh = spawn("sh", ["-c", "setsid sleep 1000 >/dev/null 2>&1 & echo $!"], { stdio: ["ignore", "pipe", "ignore"] });
+      let out = "";
+      sh.stdout.on("data", (chunk) => (out += chunk));
+      sh.once("close", () => send(socket, { kind: "completed", id, result: cellOk(JSON.stringify([Number(out.trim())])) }));
     } else if (code.startsWith("flood:")) {
       const chunk = Buffer.alloc(1 << 20, 120);
       let left = Number(code.slice(6));

@@ -10,9 +10,11 @@ describe("public surface", () => {
       "TAIL_BYTES",
       "descendants",
       "isSupervisorError",
+      "killTagged",
       "killTree",
       "resolvePython",
       "startWorker",
+      "treeTag",
     ]);
   });
 

@@ -36,6 +36,8 @@ export type { CellResult, HelloMessage, HookInput, HookSlot, HostRequest, HookVa
 
 // Process trees
 export { killTree, descendants } from "./tree.js";
+export { treeTag, killTagged } from "./tagged.js";
+export type { TreeTag } from "./tagged.js";
 
 // Limits
 export { MAX_SOCKET_PATH_BYTES } from "./private-dir.js";

@@ -4,6 +4,7 @@ import { ActivationError, isActivationError } from "./errors.js";
 import { DIGEST_PATTERN, MANIFEST_FILE } from "./limits.js";
 import { decodeManifest, type Manifest } from "./manifest.js";
 import { digestSourceFiles, scanSource, type SourceFile } from "./scan.js";
+import { sweepStaleTemps, tempPrefix } from "./temp-dirs.js";
 
 /** A verified release: its digest is its directory name and the digest of its tree. */
 export interface Release {
@@ -133,10 +134,11 @@ export function snapshotRelease(draftDir: string, releasesDir: string): Snapshot
   manifestOf(files, draftDir);
   const { digest } = digestSourceFiles(files);
   fs.mkdirSync(releasesDir, { recursive: true });
+  sweepStaleTemps(releasesDir, removeTree);
   const target = path.join(releasesDir, digest);
   if (fs.existsSync(target)) return reuse(target);
 
-  const temp = fs.mkdtempSync(path.join(releasesDir, ".tmp-"));
+  const temp = fs.mkdtempSync(tempPrefix(releasesDir));
   try {
     writeTree(temp, files);
     const copy = inspect(temp);

@@ -1,6 +1,7 @@
 import * as v from "valibot";
 import { envelopeSchema, EnvelopeSchema, type ExpectedIdentity } from "./envelope.js";
 import { EnvelopeError } from "./error.js";
+import { fastEnvelope } from "./fast.js";
 import {
   AttentionInputSchema,
   AttentionResultSchema,
@@ -42,16 +43,17 @@ function run<S extends v.GenericSchema>(schema: S, value: unknown): v.InferOutpu
  * Throws {@link EnvelopeError}; returns a fresh, validated value.
  */
 export function parseEnvelope(value: unknown, expected?: ExpectedIdentity): Envelope {
-  return run(schemaFor(expected), value) as Envelope;
+  const sessionId = expected?.sessionId;
+  const generation = expected?.generation;
+  // The hot kinds are built by hand when they are surely valid; the schema decides everything else.
+  return fastEnvelope(value, sessionId, generation) ?? (run(schemaFor(sessionId, generation), value) as Envelope);
 }
 
 // A connection parses every frame with the same expectation: keep a few schemas built.
 const SCHEMA_CACHE_SIZE = 64;
 const schemas = new Map<string, ReturnType<typeof envelopeSchema>>();
 
-function schemaFor(expected: ExpectedIdentity | undefined): ReturnType<typeof envelopeSchema> {
-  const sessionId = expected?.sessionId;
-  const generation = expected?.generation;
+function schemaFor(sessionId: string | undefined, generation: string | undefined): ReturnType<typeof envelopeSchema> {
   if (sessionId === undefined && generation === undefined) return EnvelopeSchema;
   const key = JSON.stringify([sessionId ?? null, generation ?? null]);
   let schema = schemas.get(key);

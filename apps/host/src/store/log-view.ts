@@ -11,9 +11,21 @@ export interface LogEntry {
   [field: string]: unknown;
 }
 
-const QUERIES: Array<{ sql: string; map: (r: Record<string, unknown>) => LogEntry }> = [
+/**
+ * One table the log view reads: the statement of the whole table, the mapping of a row, and for
+ * tables whose rows are updated after they are written, whether a row may still change its key
+ * (`open`): the follower re-reads such a row on each poll until it has closed.
+ */
+interface LogTable {
+  /** The table, quoted where needed. */
+  from: string;
+  map: (r: Record<string, unknown>) => LogEntry;
+  open?: (r: Record<string, unknown>) => boolean;
+}
+
+const QUERIES: LogTable[] = [
   {
-    sql: "SELECT * FROM events",
+    from: "events",
     map: (r) => ({
       key: `event:${r.id}`,
       at_ms: r.received_at_ms as number,
@@ -27,7 +39,7 @@ const QUERIES: Array<{ sql: string; map: (r: Record<string, unknown>) => LogEntr
     }),
   },
   {
-    sql: "SELECT * FROM executions",
+    from: "executions",
     map: (r) => ({
       key: `execution:${r.id}:${r.status}`,
       at_ms: (r.ended_at_ms ?? r.started_at_ms) as number,
@@ -45,9 +57,11 @@ const QUERIES: Array<{ sql: string; map: (r: Record<string, unknown>) => LogEntr
       started_at_ms: r.started_at_ms,
       ended_at_ms: r.ended_at_ms,
     }),
+    // finishExecution closes a running row once; nothing moves a closed row to another status.
+    open: (r) => r.status === "running",
   },
   {
-    sql: "SELECT * FROM effects",
+    from: "effects",
     map: (r) => ({
       key: `effect:${r.id}`,
       at_ms: r.created_at_ms as number,
@@ -61,7 +75,7 @@ const QUERIES: Array<{ sql: string; map: (r: Record<string, unknown>) => LogEntr
     }),
   },
   {
-    sql: "SELECT * FROM host_requests",
+    from: "host_requests",
     map: (r) => ({
       key: `request:${r.id}:${r.replied_at_ms === null ? "open" : "replied"}`,
       at_ms: r.requested_at_ms as number,
@@ -71,9 +85,10 @@ const QUERIES: Array<{ sql: string; map: (r: Record<string, unknown>) => LogEntr
       method: r.method,
       reply: json(r.reply),
     }),
+    open: (r) => r.replied_at_ms === null,
   },
   {
-    sql: "SELECT * FROM waits",
+    from: "waits",
     map: (r) => ({
       key: `wait:${r.id}:${r.state}`,
       at_ms: (r.woken_at_ms ?? r.created_at_ms) as number,
@@ -85,9 +100,10 @@ const QUERIES: Array<{ sql: string; map: (r: Record<string, unknown>) => LogEntr
       pending_input: r.pending_input === 1,
       woken_by: r.woken_by,
     }),
+    open: (r) => r.state === "waiting",
   },
   {
-    sql: "SELECT * FROM kernel_resets",
+    from: "kernel_resets",
     map: (r) => ({
       key: `kernel:${r.id}`,
       at_ms: r.at_ms as number,
@@ -100,16 +116,16 @@ const QUERIES: Array<{ sql: string; map: (r: Record<string, unknown>) => LogEntr
     }),
   },
   {
-    sql: "SELECT * FROM header_records",
+    from: "header_records",
     map: (r) => ({ key: `header:${r.id}`, at_ms: r.at_ms as number, kind: r.type as string, session_id: r.session_id, digest: r.digest }),
   },
   {
-    sql: "SELECT * FROM incidents",
+    from: "incidents",
     map: (r) => ({ key: `incident:${r.id}`, at_ms: r.at_ms as number, kind: `incident.${r.kind}`, detail: json(r.detail) }),
   },
   {
     // @klbr/activation owns this table; the host migrates it at start, so it is always there.
-    sql: `SELECT * FROM "${getTableName(activationHistory)}"`,
+    from: `"${getTableName(activationHistory)}"`,
     map: (r) => ({ ...r, key: `activation:${r.id}`, at_ms: r.at_ms as number, kind: "activation" }),
   },
 ];
@@ -126,6 +142,75 @@ function json(value: unknown): unknown {
 /** Every log entry, oldest first (entries at the same instant keep table order). */
 export function readLog(sqlite: Database.Database): LogEntry[] {
   const entries: LogEntry[] = [];
-  for (const q of QUERIES) for (const row of sqlite.prepare(q.sql).all() as Record<string, unknown>[]) entries.push(q.map(row));
+  for (const q of QUERIES) for (const row of sqlite.prepare(`SELECT * FROM ${q.from}`).all() as Record<string, unknown>[]) entries.push(q.map(row));
   return entries.sort((a, b) => a.at_ms - b.at_ms);
+}
+
+/** Reads the log piece by piece: each poll returns only what may be new since the last one. */
+export interface LogFollower {
+  /**
+   * The first poll returns what `readLog` returns. Later ones return the rows written since, and
+   * the rows that were still open (a running execution, an unanswered request, a waiting wait)
+   * as they are now, whether or not they changed; the caller drops keys it has already shown.
+   * Oldest first, entries at the same instant in table order, then row order, as `readLog`.
+   */
+  poll(): LogEntry[];
+  /** Rows SQLite returned so far, over every poll (a seam for tests and measurements). */
+  readonly rowsRead: number;
+}
+
+// The column name the follower reads each row's rowid under; it is removed before the row is
+// mapped, so an entry is the same object `readLog` builds.
+const ROWID = "__klbr_rowid";
+
+/**
+ * A follower over the log tables. Per table it keeps the highest rowid it has read (every table
+ * here is a rowid table, and no row is ever deleted, so a new row always has a higher rowid; for
+ * the INTEGER PRIMARY KEY tables rowid is their id) and asks only for rows above it
+ * (`rowid > ?`, a range search on the table's own b-tree).
+ *
+ * Rows updated in place after they were written can change their key, and then `klbr log
+ * --follow` prints them again (an execution that ends, a request that is answered, a wait that
+ * wakes). The follower remembers the rowids of the rows it last read open and re-reads those,
+ * one `rowid = ?` lookup each, until they close. Selecting `status = 'running'` through the
+ * index instead would miss exactly the rows that closed since the last poll, and an "updated
+ * after the last poll" stamp would depend on clocks and on when the writer took the stamp
+ * relative to its commit; a single `rowid > ? OR rowid IN (...)` statement makes SQLite scan the
+ * whole table. Every statement is prepared once, here.
+ */
+export function followLog(sqlite: Database.Database): LogFollower {
+  const tables = QUERIES.map((q) => ({
+    q,
+    after: sqlite.prepare(`SELECT *, rowid AS ${ROWID} FROM ${q.from} WHERE rowid > ? ORDER BY rowid`),
+    again: q.open ? sqlite.prepare(`SELECT *, rowid AS ${ROWID} FROM ${q.from} WHERE rowid = ?`) : undefined,
+    last: 0,
+    /** Rowids read open, ascending (all of them at or below `last`). */
+    open: [] as number[],
+  }));
+  let rowsRead = 0;
+  return {
+    get rowsRead() {
+      return rowsRead;
+    },
+    poll() {
+      const entries: LogEntry[] = [];
+      for (const t of tables) {
+        const rows: Record<string, unknown>[] = [];
+        for (const rowid of t.open) {
+          const row = t.again!.get(rowid) as Record<string, unknown> | undefined;
+          if (row) rows.push(row);
+        }
+        rows.push(...(t.after.all(t.last) as Record<string, unknown>[]));
+        rowsRead += rows.length;
+        t.open = [];
+        for (const { [ROWID]: rowid, ...row } of rows) {
+          const id = rowid as number;
+          if (id > t.last) t.last = id;
+          if (t.q.open?.(row)) t.open.push(id);
+          entries.push(t.q.map(row));
+        }
+      }
+      return entries.sort((a, b) => a.at_ms - b.at_ms);
+    },
+  };
 }

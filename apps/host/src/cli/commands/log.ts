@@ -3,7 +3,7 @@ import { stampOrUnknown } from "@klbr/transcript";
 import Database from "better-sqlite3";
 import { HostError } from "../../errors";
 import { dataLayout } from "../../paths";
-import { readLog, type LogEntry } from "../../store/log-view";
+import { followLog, readLog, type LogEntry } from "../../store/log-view";
 import { dataDirOf, type CommonOptions } from "../target";
 
 function human(entry: LogEntry): string {
@@ -34,7 +34,9 @@ export async function logCommand(opts: CommonOptions & { follow?: boolean; json?
       process.stdout.write(`${opts.json ? JSON.stringify(entry) : human(entry)}\n`);
     }
   };
-  const all = readLog(sqlite);
+  // A follower's first poll is the whole log, as readLog; later polls read only what may be new.
+  const follower = opts.follow ? followLog(sqlite) : undefined;
+  const all = follower ? follower.poll() : readLog(sqlite);
   if (limit !== undefined) for (const e of all.slice(0, Math.max(0, all.length - limit))) seen.add(e.key);
   print(all);
   if (!opts.follow) {
@@ -42,7 +44,7 @@ export async function logCommand(opts: CommonOptions & { follow?: boolean; json?
     return 0;
   }
   await new Promise<void>((resolve) => {
-    const timer = setInterval(() => print(readLog(sqlite)), 300);
+    const timer = setInterval(() => print(follower!.poll()), 300);
     const stop = () => {
       clearInterval(timer);
       resolve();

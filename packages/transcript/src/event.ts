@@ -8,12 +8,22 @@ export interface PeerRequestIdentity {
   [sibling: string]: unknown;
 }
 
-/** What arrived, stored byte-exact; only `text` and `peer_request` are read for framing. */
+/**
+ * What arrived, stored byte-exact; only `text` and the peer identity fields are read for framing.
+ * A peer request carries `request_id` and `from_session` (C13), or the older nested
+ * `peer_request`; a peer result carries `result_of` and `from_session`.
+ */
 export interface InputPayload {
   /** The sender's own words, exactly as they arrived. */
   text: string;
-  /** Present when the input is a peer request; its sibling payload fields are never shown. */
+  /** Present when the input is a peer request (older shape); its sibling fields are never shown. */
   peer_request?: PeerRequestIdentity | null;
+  /** C13: the id of the peer request this input is (answered with `peer.submit_result`). */
+  request_id?: string | null;
+  /** C13: the id of the peer request this input answers. */
+  result_of?: string | null;
+  /** C13: the session that sent the request (or, for a result, the peer that answered). */
+  from_session?: string | null;
   /** Sibling fields may be present; they are never shown. */
   [sibling: string]: unknown;
 }

@@ -3,7 +3,7 @@
 // Frames
 /** Frame an input: `[stamp · label]\n` + the sender's words; see ./frame.ts. */
 export { frameInput, frameInputLine, frameResult, FRAME_SEPARATOR } from "./frame.js";
-/** The label of an input frame: the source, or `peer request <id> from <session>`. */
+/** The label of an input frame: the source, `peer request <id> from <session>` or `peer result <id> from <session>`. */
 export { inputLabel } from "./label.js";
 
 // Instants and durations

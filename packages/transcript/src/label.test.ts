@@ -36,4 +36,20 @@ describe("inputLabel", () => {
   it("allows unicode and the middle dot in a source", () => {
     expect(inputLabel(event("discord · dm é"))).toBe("discord · dm é");
   });
+
+  it("names a C13 peer request from its flat request_id and from_session", () => {
+    const e = { source: "peer", received_at_ms: null, payload: { text: "t", request_id: "r-1", from_session: "root", evidence: ["event:1"] } };
+    expect(inputLabel(e)).toBe("peer request r-1 from root");
+  });
+
+  it("names a C13 peer result from result_of and from_session, whatever else the payload carries", () => {
+    const e = { source: "peer", received_at_ms: null, payload: { text: "{}", result_of: "r-1", from_session: "ps-a", request_id: "ignored" } };
+    expect(inputLabel(e)).toBe("peer result r-1 from ps-a");
+  });
+
+  it("refuses half a C13 identity instead of showing it as the source", () => {
+    for (const payload of [{ text: "t", request_id: "r" }, { text: "t", from_session: "root" }, { text: "t", result_of: "r" }]) {
+      expect(thrownCode(() => inputLabel({ source: "operator", received_at_ms: null, payload }))).toBe("TRANSCRIPT_INVALID_PEER_REQUEST");
+    }
+  });
 });

@@ -1,3 +1,4 @@
+import { formatStamp as transcriptStamp } from "@klbr/transcript";
 import { describe, expect, it } from "vitest";
 import { sha256Hex } from "./digest.js";
 import { describeActor, formatStamp, renderObservation, renderPatches } from "./render.js";
@@ -8,6 +9,11 @@ describe("formatStamp", () => {
     expect(formatStamp(1_789_329_293_999)).toBe("2026-09-13T19:54:53Z");
     expect(formatStamp(1_000)).toBe("1970-01-01T00:00:01Z");
     expect(formatStamp(253_402_300_799_999)).toBe("9999-12-31T23:59:59Z");
+  });
+
+  it("gives @klbr/transcript's answer for every stampable instant, epoch zero included", () => {
+    for (const ms of [0, 1, 999, 1_000, 1_789_329_293_999, 253_402_300_799_999]) expect(formatStamp(ms)).toBe(transcriptStamp(ms));
+    expect(transcriptStamp(0)).toBe("time unknown");
   });
 
   it("says time unknown for epoch zero and refuses what it cannot stamp", () => {

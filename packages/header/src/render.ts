@@ -1,12 +1,10 @@
+import { formatStamp as transcriptStamp, MAX_STAMP_MS } from "@klbr/transcript";
 import { applyChange, type ChangeBase } from "./change.js";
 import { sha256Hex } from "./digest.js";
 import { HeaderError, isHeaderError } from "./errors.js";
 import { checkTime, parseHeaderRevision } from "./records.js";
 import { joinSources } from "./sources.js";
 import type { Actor, HeaderRevision, Patch } from "./types.js";
-
-/** The latest instant a four-digit-year stamp can show (9999-12-31T23:59:59.999Z). */
-const MAX_STAMP_MS = 253_402_300_799_999;
 
 /** The second line of every observation: it names the mechanism so two instruction texts are not ambiguous. */
 export const OBSERVATION_NOTICE =
@@ -16,14 +14,14 @@ export const OBSERVATION_NOTICE =
 export const NO_NEWLINE_MARKER = "\\ No newline at end of file\n";
 
 /**
- * A stamp as the model reads it (C9): `YYYY-MM-DDTHH:MM:SSZ`, seconds rounded down. Epoch zero is
- * no usable time and reads `time unknown` rather than 1970.
+ * A stamp as the model reads it (C9): `YYYY-MM-DDTHH:MM:SSZ`, seconds rounded down; epoch zero
+ * reads `time unknown`. The text is @klbr/transcript's (one function, one answer); only the
+ * refusal keeps this package's code.
  */
 export function formatStamp(ms: number): string {
   checkTime(ms);
-  if (ms === 0) return "time unknown";
   if (ms > MAX_STAMP_MS) throw new HeaderError("HEADER_INVALID_TIME", `time ${ms} is past year 9999`);
-  return `${new Date(ms - (ms % 1000)).toISOString().slice(0, 19)}Z`;
+  return transcriptStamp(ms);
 }
 
 /** Who changed the text, as the observation line says it (C9). */

@@ -8,8 +8,8 @@ export const TIME_UNKNOWN = "time unknown";
 
 /**
  * Formats an instant (ms since the Unix epoch) as `YYYY-MM-DDTHH:MM:SSZ`, floored to the second.
- * This is a plain formatter: 0 is a real instant here. Whether a record's time is usable is
- * `isUsableTime`'s question, asked by the frame functions.
+ * Epoch zero (and anything below the first millisecond) is what a missing time decays to, so it
+ * reads `time unknown` (C9): the one stamp function every package uses, with one answer.
  */
 export function formatStamp(ms: number): string {
   if (typeof ms !== "number" || !Number.isFinite(ms) || ms < 0 || ms > MAX_STAMP_MS) {
@@ -18,6 +18,7 @@ export function formatStamp(ms: number): string {
       `formatStamp needs a finite number of ms in [0, ${MAX_STAMP_MS}], got ${describeValue(ms)}`,
     );
   }
+  if (ms < 1) return TIME_UNKNOWN;
   const floored = Math.floor(ms / 1000) * 1000;
   // toISOString gives YYYY-MM-DDTHH:MM:SS.mmmZ for every year in 0..9999; drop the millis.
   return `${new Date(floored).toISOString().slice(0, 19)}Z`;

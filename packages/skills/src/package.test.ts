@@ -36,6 +36,7 @@ describe("@klbr/skills public surface", () => {
       "symlink",
       "invalid_id",
       "missing_skill_md",
+      "unreadable",
       "oversize",
       "non_utf8",
       "title_mismatch",

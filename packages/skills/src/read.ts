@@ -1,5 +1,5 @@
 import { constants } from "node:fs";
-import { lstat, open } from "node:fs/promises";
+import { lstat, open, type FileHandle } from "node:fs/promises";
 import { join } from "node:path";
 import { MAX_SKILL_BYTES, SKILL_FILE_NAME } from "./constants";
 
@@ -8,7 +8,8 @@ export type SkillFileRead =
   | { kind: "bytes"; bytes: Uint8Array }
   | { kind: "symlink" }
   | { kind: "missing" }
-  | { kind: "oversize" };
+  | { kind: "oversize" }
+  | { kind: "unreadable"; code: string };
 
 function errorCode(error: unknown): string | undefined {
   return typeof error === "object" && error !== null ? (error as NodeJS.ErrnoException).code : undefined;
@@ -18,6 +19,8 @@ function errorCode(error: unknown): string | undefined {
  * Read `<dir>/SKILL.md` without following a symlink and without reading more than
  * MAX_SKILL_BYTES + 1 bytes: a huge file costs one bounded read, not its size.
  * A missing file, or one that is not a regular file (a directory named SKILL.md), is `missing`.
+ * A file that cannot be opened or read (permissions, an I/O error) is `unreadable` (C4): that
+ * one skill is refused, the index of the others stands.
  */
 export async function readSkillFile(dir: string): Promise<SkillFileRead> {
   const path = join(dir, SKILL_FILE_NAME);
@@ -32,22 +35,29 @@ export async function readSkillFile(dir: string): Promise<SkillFileRead> {
     // Some platforms report a symlink opened with O_NOFOLLOW differently; ask lstat.
     const info = await lstat(path).catch(() => undefined);
     if (info?.isSymbolicLink()) return { kind: "symlink" };
-    throw error;
+    return { kind: "unreadable", code: code ?? "unknown" };
   }
   try {
-    const info = await handle.stat();
-    if (!info.isFile()) return { kind: "missing" };
-    const limit = MAX_SKILL_BYTES + 1;
-    const buffer = Buffer.alloc(limit);
-    let filled = 0;
-    while (filled < limit) {
-      const { bytesRead } = await handle.read(buffer, filled, limit - filled, filled);
-      if (bytesRead === 0) break;
-      filled += bytesRead;
-    }
-    if (filled > MAX_SKILL_BYTES) return { kind: "oversize" };
-    return { kind: "bytes", bytes: buffer.subarray(0, filled) };
+    return await readBounded(handle);
+  } catch (error) {
+    return { kind: "unreadable", code: errorCode(error) ?? "unknown" };
   } finally {
-    await handle.close();
+    await handle.close().catch(() => undefined);
   }
+}
+
+/** Read at most MAX_SKILL_BYTES + 1 bytes of an open SKILL.md. */
+async function readBounded(handle: FileHandle): Promise<SkillFileRead> {
+  const info = await handle.stat();
+  if (!info.isFile()) return { kind: "missing" };
+  const limit = MAX_SKILL_BYTES + 1;
+  const buffer = Buffer.alloc(limit);
+  let filled = 0;
+  while (filled < limit) {
+    const { bytesRead } = await handle.read(buffer, filled, limit - filled, filled);
+    if (bytesRead === 0) break;
+    filled += bytesRead;
+  }
+  if (filled > MAX_SKILL_BYTES) return { kind: "oversize" };
+  return { kind: "bytes", bytes: buffer.subarray(0, filled) };
 }

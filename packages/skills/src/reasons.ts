@@ -8,6 +8,7 @@ export const REFUSAL_REASONS: readonly RefusalReason[] = [
   "symlink",
   "invalid_id",
   "missing_skill_md",
+  "unreadable",
   "oversize",
   "non_utf8",
   "title_mismatch",

@@ -25,6 +25,7 @@ async function judgeEntry(root: SkillRoot, name: string, path: string, isSymlink
   const read = await readSkillFile(path);
   if (read.kind === "symlink") return refuse("symlink");
   if (read.kind === "missing") return refuse("missing_skill_md");
+  if (read.kind === "unreadable") return refuse("unreadable");
   if (read.kind === "oversize") return refuse("oversize");
   const verdict = checkSkillBody(name, read.bytes);
   if (!verdict.ok) return refuse(verdict.reason);

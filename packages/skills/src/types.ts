@@ -6,6 +6,7 @@ export type RefusalReason =
   | "symlink"
   | "invalid_id"
   | "missing_skill_md"
+  | "unreadable"
   | "oversize"
   | "non_utf8"
   | "title_mismatch"

@@ -13,6 +13,7 @@ export type {
   WorkerRole,
   WorkerState,
 } from "./options.js";
+export type { WorkerSandbox } from "./sandbox.js";
 export { DEFAULTS } from "./options.js";
 
 // Completions and exits

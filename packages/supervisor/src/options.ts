@@ -1,4 +1,5 @@
 import type { CellCompletion, HookCompletion, InterruptOutcome, WorkerExit } from "./completion.js";
+import type { WorkerSandbox } from "./sandbox.js";
 import type { HelloMessage, HookInput, HookSlot, HostRequest } from "./wire.js";
 
 /** A worker's role. */
@@ -50,6 +51,8 @@ export interface StartWorkerOptions {
   /** Invokes that may wait behind the one in flight. */
   invokeQueueLimit?: number;
   onStrayHostRequest?: StrayRequestHandler;
+  /** Run the worker inside a wrapper (bwrap): a command prefix, and whether it makes a pid namespace. */
+  sandbox?: WorkerSandbox;
 }
 
 /** Options of {@link Worker.execute}. */

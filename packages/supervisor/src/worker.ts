@@ -4,6 +4,7 @@ import { createServer, type Server, type Socket } from "node:net";
 import { execa } from "execa";
 import { Channel } from "./channel.js";
 import { workerCommand } from "./command.js";
+import { namespaceProcs, signalPinned, wrapCommand, type NamespaceProcs } from "./sandbox.js";
 import type {
   CellCompletion,
   EndedBy,
@@ -144,6 +145,8 @@ class WorkerProcess implements Worker {
   readonly #hookQueue: HookCall[] = [];
   #shutdownTimer: NodeJS.Timeout | undefined;
   #treeKill: Promise<unknown> | undefined;
+  /** The namespace init and the worker under it, when the sandbox gives the worker a pid namespace. */
+  #ns: NamespaceProcs | undefined;
 
   constructor(
     opts: StartWorkerOptions,
@@ -196,7 +199,10 @@ class WorkerProcess implements Worker {
   // ---- start and handshake ----
 
   async start(): Promise<void> {
-    const { file, args, env } = workerCommand(this.#opts, this.#socketPath, this.#token, this.#tag, this.#materialized ?? this.#opts.skillsFile);
+    const { file, args, env } = wrapCommand(
+      workerCommand(this.#opts, this.#socketPath, this.#token, this.#tag, this.#materialized ?? this.#opts.skillsFile),
+      this.#opts.sandbox?.prefix(this.#dir) ?? [],
+    );
 
     const ready = new Promise<void>((resolve, reject) => {
       this.#handshake = { resolve, reject };
@@ -309,6 +315,15 @@ class WorkerProcess implements Worker {
     } catch (err) {
       this.#failHandshake(err as SupervisorError);
       return;
+    }
+    if (this.#opts.sandbox?.pidNamespace) {
+      // Before any cell runs, the init has one child, the worker: pinned now, the SIGINT rung and
+      // the hard stop never have to guess which process inside is which.
+      this.#ns = namespaceProcs(this.#pid);
+      if (!this.#ns) {
+        this.#failHandshake(new SupervisorError("WORKER_PROTOCOL", `pid ${this.#pid} does not run the worker under a pid namespace init as its sandbox promised`));
+        return;
+      }
     }
     this.#hello = hello;
     // Running from this message on: anything after it in the same chunk is an ordinary message.
@@ -589,10 +604,14 @@ class WorkerProcess implements Worker {
     op.rung = "sigint";
     // Once the exit is observed the pid is reaped (and may be reused): the exit path settles the operation.
     if (this.#exit === undefined) {
-      try {
-        process.kill(this.#pid, "SIGINT");
-      } catch {
-        // already gone
+      // In a pid namespace the spawned process is the sandbox's, not the worker: the worker gets it.
+      if (this.#ns) signalPinned(this.#ns.worker, "SIGINT");
+      else {
+        try {
+          process.kill(this.#pid, "SIGINT");
+        } catch {
+          // already gone
+        }
       }
     }
     if (await op.endsWithin(this.#config.sigintGraceMs)) return outcome();
@@ -653,6 +672,9 @@ class WorkerProcess implements Worker {
   }
 
   #killTree(): Promise<unknown> {
+    // Killing the namespace's init makes the kernel kill every process inside at once; the tree
+    // kill then takes the sandbox process outside it.
+    if (this.#ns) signalPinned(this.#ns.init, "SIGKILL");
     this.#treeKill ??= killTree(this.#pid, this.#known);
     return this.#treeKill;
   }
@@ -669,6 +691,7 @@ class WorkerProcess implements Worker {
     // One synchronous pass now (the group, what was seen of the tree, then every process carrying
     // the generation's tag: an orphan the worker's death handed to init is out of the tree); settle
     // the pending operations as soon as the tails are in; confirm all of it is gone before `exited`.
+    if (this.#ns) signalPinned(this.#ns.init, "SIGKILL");
     killTreeOnce(this.#pid, this.#known);
     killTaggedOnce([this.#tag]);
     await Promise.race([this.#stdioClosed, sleep(50)]);

@@ -1,0 +1,203 @@
+import Anthropic from "@anthropic-ai/sdk";
+import OpenAI from "openai";
+import { createUsageStreamReader, type UsageRecord } from "@klbr/usage";
+import { DriverError, isDriverError } from "./errors.js";
+import type { ModelReply, ToolCall } from "./records.js";
+import type { Route } from "./routes.js";
+import type { RequestBody } from "./wire.js";
+
+/** What a route call returns: the reply as received, the usage as reported, and what the call cost. */
+export interface RouteCallResult {
+  reply: ModelReply;
+  /** The usage record, or null when the route reported no usage at all. */
+  usage: UsageRecord | null;
+  /** Transport retries the client made (429, 5xx, connection errors). */
+  retries: number;
+  /** The exact body the client sent (the last attempt's). */
+  sent: string | null;
+}
+
+/** How a call is made. */
+export interface RouteCallOptions {
+  /** The key read from the route's variable (null: the route needs none). */
+  key: string | null;
+  signal?: AbortSignal;
+  /** The client's retry budget; the SDKs default to 2. */
+  maxRetries?: number;
+  /** Each text or argument piece as it streams in, for a live view. */
+  onDelta?: (delta: { kind: "text" | "call"; text: string }) => void;
+  /** Per-attempt timeout, ms. */
+  timeoutMs?: number;
+}
+
+const NO_KEY = "no-key";
+
+/**
+ * Send one request over the route's maintained client (openai for chat/responses, the Anthropic
+ * SDK for anthropic), streaming, with the clients' own retry and backoff. A counting fetch sees
+ * every attempt, so the retries are counted and the bytes sent are known exactly.
+ */
+export async function callRoute(route: Route, body: RequestBody, options: RouteCallOptions): Promise<RouteCallResult> {
+  let attempts = 0;
+  let sent: string | null = null;
+  const countingFetch = (async (url: string | URL | Request, init?: RequestInit) => {
+    attempts += 1;
+    if (typeof init?.body === "string") sent = init.body;
+    return fetch(url, init);
+  }) as typeof fetch;
+  const common = {
+    apiKey: options.key ?? NO_KEY,
+    baseURL: route.base_url,
+    maxRetries: options.maxRetries ?? 2,
+    fetch: countingFetch,
+    ...(options.timeoutMs !== undefined ? { timeout: options.timeoutMs } : {}),
+  };
+  const retries = () => Math.max(0, attempts - 1);
+  try {
+    const { reply, usage } =
+      route.api === "anthropic"
+        ? await streamAnthropic(new Anthropic(common), body, options)
+        : route.api === "responses"
+          ? await streamResponses(new OpenAI(common), body, options)
+          : await streamChat(new OpenAI(common), body, options);
+    return { reply, usage, retries: retries(), sent };
+  } catch (error) {
+    if (isDriverError(error)) throw new DriverError(error.code, error.message, { retries: retries(), cause: error });
+    const e = error as Error & { status?: number };
+    const status = typeof e.status === "number" ? e.status : null;
+    const what = status !== null ? `HTTP ${status}` : e.name;
+    // A reply that does not parse surfaces from the SDKs as a SyntaxError: that is the route's fault, not the network's.
+    const code = error instanceof SyntaxError ? "DRIVER_MALFORMED_REPLY" : "DRIVER_ROUTE_FAILED";
+    throw new DriverError(code, `route ${JSON.stringify(route.name)} failed after ${retries()} retries: ${what}: ${e.message}`, { status, retries: retries(), cause: error });
+  }
+}
+
+function finishUsage(reader: ReturnType<typeof createUsageStreamReader>): UsageRecord | null {
+  const record = reader.finish();
+  return record.raw.length === 0 ? null : record;
+}
+
+function malformed(route: string, why: string): DriverError {
+  return new DriverError("DRIVER_MALFORMED_REPLY", `the ${route} stream ${why}`);
+}
+
+async function streamChat(client: OpenAI, body: RequestBody, options: RouteCallOptions) {
+  const stream = await client.chat.completions.create(body as never, { signal: options.signal });
+  const usage = createUsageStreamReader();
+  let text = "";
+  let stop: string | null = null;
+  let sawChoice = false;
+  const calls: Array<ToolCall | undefined> = [];
+  for await (const chunk of stream as unknown as AsyncIterable<Record<string, unknown>>) {
+    if (typeof chunk !== "object" || chunk === null) throw malformed("chat", `sent a chunk that is not an object: ${JSON.stringify(chunk)}`);
+    usage.push(chunk);
+    const choices = chunk.choices;
+    if (choices !== undefined && !Array.isArray(choices)) throw malformed("chat", "sent choices that are not an array");
+    for (const choice of (choices ?? []) as Array<Record<string, unknown>>) {
+      sawChoice = true;
+      const delta = (choice.delta ?? {}) as { content?: unknown; tool_calls?: unknown };
+      if (typeof delta.content === "string" && delta.content !== "") {
+        text += delta.content;
+        options.onDelta?.({ kind: "text", text: delta.content });
+      }
+      // Tool calls stream by index: the id and name arrive in the first piece, arguments in pieces.
+      for (const piece of (Array.isArray(delta.tool_calls) ? delta.tool_calls : []) as Array<Record<string, unknown>>) {
+        const index = piece.index;
+        if (!Number.isSafeInteger(index) || (index as number) < 0) throw malformed("chat", `sent a tool call delta without an index: ${JSON.stringify(piece)}`);
+        const fn = (piece.function ?? {}) as { name?: unknown; arguments?: unknown };
+        const call = (calls[index as number] ??= { id: "", name: "", arguments: "" });
+        if (typeof piece.id === "string") call.id = piece.id;
+        if (typeof fn.name === "string") call.name += fn.name;
+        if (typeof fn.arguments === "string") {
+          call.arguments += fn.arguments;
+          options.onDelta?.({ kind: "call", text: fn.arguments });
+        }
+      }
+      if (typeof choice.finish_reason === "string") stop = choice.finish_reason;
+    }
+  }
+  if (!sawChoice) throw malformed("chat", "ended without a single choice");
+  const list = calls.filter((c): c is ToolCall => c !== undefined);
+  for (const call of list) if (call.id === "" || call.name === "") throw malformed("chat", `sent a tool call without an id or a name: ${JSON.stringify(call)}`);
+  return { reply: { text, calls: list, stop }, usage: finishUsage(usage) };
+}
+
+async function streamResponses(client: OpenAI, body: RequestBody, options: RouteCallOptions) {
+  const stream = await client.responses.create(body as never, { signal: options.signal });
+  const usage = createUsageStreamReader({ provider: "openai_responses" });
+  let text = "";
+  let stop: string | null = null;
+  let completed = false;
+  const calls: ToolCall[] = [];
+  for await (const event of stream as unknown as AsyncIterable<Record<string, unknown>>) {
+    if (typeof event !== "object" || event === null || typeof event.type !== "string") throw malformed("responses", `sent an event without a type: ${JSON.stringify(event)}`);
+    if (event.type === "response.output_text.delta" && typeof event.delta === "string") {
+      text += event.delta;
+      options.onDelta?.({ kind: "text", text: event.delta });
+    } else if (event.type === "response.function_call_arguments.delta" && typeof event.delta === "string") {
+      options.onDelta?.({ kind: "call", text: event.delta });
+    } else if (event.type === "response.output_item.done") {
+      const item = (event.item ?? {}) as Record<string, unknown>;
+      if (item.type === "function_call") {
+        if (typeof item.call_id !== "string" || typeof item.name !== "string" || typeof item.arguments !== "string") {
+          throw malformed("responses", `sent a function_call item without call_id, name or arguments: ${JSON.stringify(item)}`);
+        }
+        calls.push({ id: item.call_id, name: item.name, arguments: item.arguments });
+      }
+    } else if (event.type === "response.completed" || event.type === "response.incomplete") {
+      completed = true;
+      usage.push(event);
+      const response = (event.response ?? {}) as { status?: unknown };
+      stop = typeof response.status === "string" ? response.status : event.type;
+    } else if (event.type === "response.failed" || event.type === "error") {
+      throw new DriverError("DRIVER_ROUTE_FAILED", `the route reported ${event.type}: ${JSON.stringify(event).slice(0, 500)}`);
+    }
+  }
+  if (!completed) throw malformed("responses", "ended without response.completed");
+  return { reply: { text, calls, stop }, usage: finishUsage(usage) };
+}
+
+async function streamAnthropic(client: Anthropic, body: RequestBody, options: RouteCallOptions) {
+  const stream = await client.messages.create(body as never, { signal: options.signal });
+  const usage = createUsageStreamReader({ provider: "anthropic" });
+  let text = "";
+  let stop: string | null = null;
+  let stopped = false;
+  const blocks: Array<{ type: string; id?: string; name?: string; json: string } | undefined> = [];
+  for await (const event of stream as unknown as AsyncIterable<Record<string, unknown>>) {
+    if (typeof event !== "object" || event === null || typeof event.type !== "string") throw malformed("anthropic", `sent an event without a type: ${JSON.stringify(event)}`);
+    usage.push(event);
+    const index = event.index as number;
+    if (event.type === "content_block_start") {
+      const block = (event.content_block ?? {}) as Record<string, unknown>;
+      blocks[index] = { type: String(block.type), id: block.id as string, name: block.name as string, json: "" };
+      if (block.type === "text" && typeof block.text === "string" && block.text !== "") text += block.text;
+    } else if (event.type === "content_block_delta") {
+      const delta = (event.delta ?? {}) as Record<string, unknown>;
+      if (delta.type === "text_delta" && typeof delta.text === "string") {
+        text += delta.text;
+        options.onDelta?.({ kind: "text", text: delta.text });
+      } else if (delta.type === "input_json_delta" && typeof delta.partial_json === "string") {
+        const block = blocks[index];
+        if (!block) throw malformed("anthropic", `sent a delta for block ${index} that never started`);
+        block.json += delta.partial_json;
+        options.onDelta?.({ kind: "call", text: delta.partial_json });
+      }
+    } else if (event.type === "message_delta") {
+      const delta = (event.delta ?? {}) as { stop_reason?: unknown };
+      if (typeof delta.stop_reason === "string") stop = delta.stop_reason;
+    } else if (event.type === "message_stop") {
+      stopped = true;
+    } else if (event.type === "error") {
+      throw new DriverError("DRIVER_ROUTE_FAILED", `the route reported an error event: ${JSON.stringify(event).slice(0, 500)}`);
+    }
+  }
+  if (!stopped) throw malformed("anthropic", "ended without message_stop");
+  const calls: ToolCall[] = [];
+  for (const block of blocks) {
+    if (block?.type !== "tool_use") continue;
+    if (typeof block.id !== "string" || typeof block.name !== "string") throw malformed("anthropic", "sent a tool_use block without an id or a name");
+    calls.push({ id: block.id, name: block.name, arguments: block.json === "" ? "{}" : block.json });
+  }
+  return { reply: { text, calls, stop }, usage: finishUsage(usage) };
+}

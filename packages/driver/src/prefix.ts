@@ -1,0 +1,34 @@
+import { createHash } from "node:crypto";
+
+/** SHA-256 hex of a request body as sent (UTF-8). */
+export function bodyDigest(body: string): string {
+  return createHash("sha256").update(body, "utf8").digest("hex");
+}
+
+/** The serialized request body: exactly the bytes the route client sends. */
+export function serializeBody(body: unknown): string {
+  return JSON.stringify(body);
+}
+
+/** How many leading bytes two UTF-8 texts share. */
+export function sharedPrefixBytes(a: string | Buffer | null, b: string | Buffer): number {
+  if (a === null) return 0;
+  const x = typeof a === "string" ? Buffer.from(a, "utf8") : a;
+  const y = typeof b === "string" ? Buffer.from(b, "utf8") : b;
+  const n = Math.min(x.length, y.length);
+  // Compare in 8 KiB slices first: the common case is a long shared prefix.
+  let i = 0;
+  const step = 8192;
+  while (i + step <= n && x.compare(y, i, i + step, i, i + step) === 0) i += step;
+  while (i < n && x[i] === y[i]) i++;
+  return i;
+}
+
+/**
+ * The messages of a request as one text, one JSON line per message: the earlier request's text is
+ * a byte-prefix of the later one's exactly when its messages are a prefix of the later messages
+ * (C10 prefix stability).
+ */
+export function serializeMessages(messages: readonly unknown[]): string {
+  return messages.map((m) => `${JSON.stringify(m)}\n`).join("");
+}

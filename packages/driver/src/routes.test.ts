@@ -1,0 +1,46 @@
+import { describe, expect, it } from "vitest";
+import { findRoute, parseRoutes, routeKey } from "./routes.js";
+
+const base = { name: "local", api: "chat", base_url: "http://127.0.0.1:11434/v1", model: "qwen", api_key_env: null, context_tokens: 32768 };
+
+describe("routes.json (C10)", () => {
+  it("fills the defaults and takes the first route as default", () => {
+    const file = parseRoutes({ routes: [base] });
+    expect(file.default).toBe("local");
+    expect(file.routes[0]).toEqual({ ...base, cells: "tool", accepts: { prompt_cache_retention: false, prompt_cache_options: false }, options: {} });
+  });
+
+  it.each([
+    [{ routes: [{ ...base, api: "gemini" }] }, /api must be one of/],
+    [{ routes: [{ ...base, name: "no spaces" }] }, /name must be an identifier/],
+    [{ routes: [{ ...base, cells: "xml" }] }, /cells must be/],
+    [{ routes: [{ ...base, extra: 1 }] }, /unknown field "extra"/],
+    [{ routes: [{ ...base, options: { stream: false } }] }, /may not set "stream"/],
+    [{ routes: [{ ...base, accepts: { prompt_cache_retention: "yes" } }] }, /must be a boolean/],
+    [{ routes: [base, base] }, /declared twice/],
+    [{ default: "other", routes: [base] }, /must name a declared route/],
+    [{ routes: [{ ...base, api_key_env: "not-a-var" }] }, /api_key_env/],
+    [{ routes: [{ ...base, context_tokens: 1.5 }] }, /context_tokens/],
+  ])("refuses %j", (file, message) => {
+    expect(() => parseRoutes(file)).toThrow(message);
+    try {
+      parseRoutes(file);
+    } catch (error) {
+      expect((error as { code: string }).code).toBe("DRIVER_INVALID_ROUTES");
+    }
+  });
+
+  it("reads the key from the named variable and names an unset one", () => {
+    const route = parseRoutes({ routes: [{ ...base, api_key_env: "KLBR_TEST_KEY" }] }).routes[0]!;
+    expect(routeKey(route, { KLBR_TEST_KEY: "sk-1" })).toBe("sk-1");
+    expect(() => routeKey(route, {})).toThrow(/\$KLBR_TEST_KEY, which is not set/);
+    expect(() => routeKey(route, { KLBR_TEST_KEY: "" })).toThrow(expect.objectContaining({ code: "DRIVER_KEY_UNSET" }));
+    expect(routeKey({ ...route, api_key_env: null }, {})).toBeNull();
+  });
+
+  it("finds a route by name or says which exist", () => {
+    const file = parseRoutes({ routes: [base] });
+    expect(findRoute(file, "local").model).toBe("qwen");
+    expect(() => findRoute(file, "x")).toThrow(expect.objectContaining({ code: "DRIVER_UNKNOWN_ROUTE", message: expect.stringContaining("routes: local") }));
+  });
+});

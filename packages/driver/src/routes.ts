@@ -1,0 +1,116 @@
+import { DriverError, describeValue } from "./errors.js";
+
+/** The wire API a route speaks. */
+export type RouteApi = "chat" | "responses" | "anthropic";
+
+/** How a route's model hands the host a cell: a `python` tool call, or a fenced block. */
+export type CellsMode = "tool" | "fence";
+
+/** One route as `<data>/routes.json` declares it (C10). The key itself is never here. */
+export interface Route {
+  name: string;
+  api: RouteApi;
+  base_url: string;
+  model: string;
+  /** The environment variable holding the key; null for a route that needs none (a local server). */
+  api_key_env: string | null;
+  context_tokens: number;
+  cells: CellsMode;
+  accepts: { prompt_cache_retention: boolean; prompt_cache_options: boolean };
+  options: Record<string, unknown>;
+}
+
+/** The whole `routes.json` file. */
+export interface RoutesFile {
+  default: string | null;
+  routes: Route[];
+}
+
+const APIS: readonly RouteApi[] = ["chat", "responses", "anthropic"];
+const CELLS: readonly CellsMode[] = ["tool", "fence"];
+const IDENTIFIER = /^[A-Za-z0-9_.-]{1,128}$/;
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const ROUTE_KEYS = ["name", "api", "base_url", "model", "api_key_env", "context_tokens", "cells", "accepts", "options"];
+/** Request fields the driver writes itself: an option naming one would silently fight the assembly. */
+export const RESERVED_OPTIONS = ["model", "messages", "input", "system", "tools", "tool_choice", "stream", "stream_options"] as const;
+
+function fail(message: string): never {
+  throw new DriverError("DRIVER_INVALID_ROUTES", message);
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** Check one route object and return it as a plain Route (defaults: cells "tool", accepts false, options {}). */
+export function parseRoute(value: unknown, at = "route"): Route {
+  if (!isObject(value)) fail(`${at} must be an object, got ${describeValue(value)}`);
+  for (const key of Object.keys(value)) if (!ROUTE_KEYS.includes(key)) fail(`${at} has an unknown field ${JSON.stringify(key)}`);
+  const { name, api, base_url, model, api_key_env, context_tokens } = value;
+  if (typeof name !== "string" || !IDENTIFIER.test(name)) fail(`${at}.name must be an identifier (1..128 of A-Z a-z 0-9 _ . -), got ${describeValue(name)}`);
+  if (!APIS.includes(api as RouteApi)) fail(`${at}.api must be one of ${APIS.join(", ")}, got ${describeValue(api)}`);
+  if (typeof base_url !== "string" || !/^https?:\/\/./.test(base_url)) fail(`${at}.base_url must be an http(s) URL, got ${describeValue(base_url)}`);
+  if (typeof model !== "string" || model.length === 0) fail(`${at}.model must be a non-empty string, got ${describeValue(model)}`);
+  if (api_key_env !== null && (typeof api_key_env !== "string" || !ENV_NAME.test(api_key_env))) {
+    fail(`${at}.api_key_env must be an environment variable name or null, got ${describeValue(api_key_env)}`);
+  }
+  if (!Number.isSafeInteger(context_tokens) || (context_tokens as number) < 256) fail(`${at}.context_tokens must be an integer >= 256, got ${describeValue(context_tokens)}`);
+  const cells = value.cells ?? "tool";
+  if (!CELLS.includes(cells as CellsMode)) fail(`${at}.cells must be "tool" or "fence", got ${describeValue(cells)}`);
+  const accepts = value.accepts ?? {};
+  if (!isObject(accepts)) fail(`${at}.accepts must be an object, got ${describeValue(accepts)}`);
+  for (const key of Object.keys(accepts)) {
+    if (key !== "prompt_cache_retention" && key !== "prompt_cache_options") fail(`${at}.accepts has an unknown field ${JSON.stringify(key)}`);
+    if (typeof accepts[key] !== "boolean") fail(`${at}.accepts.${key} must be a boolean, got ${describeValue(accepts[key])}`);
+  }
+  const options = value.options ?? {};
+  if (!isObject(options)) fail(`${at}.options must be an object, got ${describeValue(options)}`);
+  for (const key of RESERVED_OPTIONS) if (Object.hasOwn(options, key)) fail(`${at}.options may not set ${JSON.stringify(key)}: the driver writes it`);
+  return {
+    name,
+    api: api as RouteApi,
+    base_url,
+    model,
+    api_key_env: (api_key_env as string | null) ?? null,
+    context_tokens: context_tokens as number,
+    cells: cells as CellsMode,
+    accepts: { prompt_cache_retention: accepts.prompt_cache_retention === true, prompt_cache_options: accepts.prompt_cache_options === true },
+    options: { ...options },
+  };
+}
+
+/** Check a parsed `routes.json`: names unique, the default names a route (or is null with none). */
+export function parseRoutes(value: unknown): RoutesFile {
+  if (!isObject(value)) fail(`routes.json must hold an object, got ${describeValue(value)}`);
+  for (const key of Object.keys(value)) if (key !== "default" && key !== "routes") fail(`routes.json has an unknown field ${JSON.stringify(key)}`);
+  if (!Array.isArray(value.routes)) fail(`routes.json "routes" must be an array, got ${describeValue(value.routes)}`);
+  const routes = value.routes.map((r, i) => parseRoute(r, `routes[${i}]`));
+  const names = new Set<string>();
+  for (const r of routes) {
+    if (names.has(r.name)) fail(`route ${JSON.stringify(r.name)} is declared twice`);
+    names.add(r.name);
+  }
+  const def = value.default ?? null;
+  if (def !== null && (typeof def !== "string" || !names.has(def))) fail(`routes.json "default" must name a declared route, got ${describeValue(def)}`);
+  return { default: (def as string | null) ?? routes[0]?.name ?? null, routes };
+}
+
+/** One route by name; DRIVER_UNKNOWN_ROUTE names the routes there are. */
+export function findRoute(file: RoutesFile, name: string): Route {
+  const route = file.routes.find((r) => r.name === name);
+  if (!route) throw new DriverError("DRIVER_UNKNOWN_ROUTE", `no route named ${JSON.stringify(name)} (routes: ${file.routes.map((r) => r.name).join(", ") || "none"})`);
+  return route;
+}
+
+/**
+ * The key of a route, read from its environment variable now (never stored). A route that names a
+ * variable that is unset or empty is refused with DRIVER_KEY_UNSET naming the variable.
+ */
+export function routeKey(route: Route, env: NodeJS.ProcessEnv = process.env): string | null {
+  if (route.api_key_env === null) return null;
+  const key = env[route.api_key_env];
+  if (key === undefined || key === "") {
+    throw new DriverError("DRIVER_KEY_UNSET", `route ${JSON.stringify(route.name)} reads its key from $${route.api_key_env}, which is not set`);
+  }
+  return key;
+}

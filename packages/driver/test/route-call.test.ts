@@ -1,0 +1,113 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { startScriptedServer, type ScriptedServer } from "../../../test-support/scripted-server.ts";
+import { assembleMessages, bodyDigest, buildRequestBody, callRoute, parseRoute, serializeBody, type Route } from "../src/index.js";
+
+let server: ScriptedServer;
+afterEach(async () => server?.close());
+
+function route(api: Route["api"], extra: Record<string, unknown> = {}): Route {
+  const base_url = api === "anthropic" ? server.url : `${server.url}/v1`;
+  return parseRoute({ name: "scripted", api, base_url, model: "m-1", api_key_env: null, context_tokens: 100_000, ...extra });
+}
+
+const T = Date.UTC(2026, 11, 1, 9, 0, 0);
+const body = (r: Route, text = "hello") =>
+  buildRequestBody(r, assembleMessages({ header: "You are klbr.\n", frontier: null, records: [{ seq: 1, kind: "input", event: { source: "operator", received_at_ms: T, payload: { text } } }] }));
+
+describe.each(["chat", "responses", "anthropic"] as const)("callRoute over %s", (api) => {
+  beforeEach(async () => {
+    server = await startScriptedServer();
+  });
+
+  it("streams text and tool-call deltas into one reply, and sends exactly the assembled body", async () => {
+    server.push({ text: "Let me check the files in this directory.", calls: [{ code: "import os\nsorted(os.listdir('.'))" }, { code: "1 + 1" }] });
+    const r = route(api);
+    const b = body(r);
+    const deltas: string[] = [];
+    const result = await callRoute(r, b, { key: "sk-test", onDelta: (d) => deltas.push(d.kind) });
+    expect(result.reply.text).toBe("Let me check the files in this directory.");
+    expect(result.reply.calls.map((c) => [c.name, JSON.parse(c.arguments).code])).toEqual([["python", "import os\nsorted(os.listdir('.'))"], ["python", "1 + 1"]]);
+    expect(result.reply.calls.every((c) => c.id.length > 0)).toBe(true);
+    expect(deltas).toContain("text");
+    expect(deltas).toContain("call");
+    expect(result.retries).toBe(0);
+    // The bytes on the wire are the assembled body, serialized: the digest on a row is reproducible.
+    expect(server.requests[0]!.body).toBe(serializeBody(b));
+    expect(bodyDigest(result.sent!)).toBe(bodyDigest(serializeBody(b)));
+  });
+
+  it("reports cache figures in the route's own shape from the shared prefix", async () => {
+    server.push({ text: "one" }, { text: "two" });
+    const r = route(api);
+    const first = await callRoute(r, body(r, "a"), { key: null });
+    const second = await callRoute(r, body(r, "a much longer message that extends"), { key: null });
+    const shared = server.requests[1]!.shared_prefix_bytes;
+    expect(shared).toBeGreaterThan(50);
+    expect(second.usage!.cached_prompt_tokens).toBe(Math.floor(shared / 4));
+    expect(second.usage!.shape).toBe({ chat: "openai_chat", responses: "openai_responses", anthropic: "anthropic" }[api]);
+    expect(first.usage!.cached_prompt_tokens).toBe(0);
+  });
+
+  it("retries 429 and 503 with the client's backoff and counts them", async () => {
+    server.push({ status: 429 }, { status: 503 }, { text: "ok" });
+    const r = route(api);
+    const result = await callRoute(r, body(r), { key: null });
+    expect(result.reply.text).toBe("ok");
+    expect(result.retries).toBe(2);
+    expect(server.requests).toHaveLength(3);
+  });
+
+  it("gives up after the retry budget with DRIVER_ROUTE_FAILED naming the status and the retries", async () => {
+    server.push({ status: 500 }, { status: 500 }, { status: 500 });
+    const r = route(api);
+    await expect(callRoute(r, body(r), { key: null, maxRetries: 2 })).rejects.toMatchObject({ code: "DRIVER_ROUTE_FAILED", status: 500, retries: 2, message: expect.stringContaining("HTTP 500") });
+  });
+
+  it("refuses a malformed stream with DRIVER_MALFORMED_REPLY", async () => {
+    server.push({ raw: "data: {not json\n\n" });
+    const r = route(api);
+    await expect(callRoute(r, body(r), { key: null, maxRetries: 0 })).rejects.toMatchObject({ code: "DRIVER_MALFORMED_REPLY" });
+  });
+
+  it("refuses a stream that ends before the reply is complete", async () => {
+    server.push({ raw: api === "chat" ? "data: [DONE]\n\n" : 'event: ping\ndata: {"type":"ping"}\n\n' });
+    const r = route(api);
+    await expect(callRoute(r, body(r), { key: null, maxRetries: 0 })).rejects.toMatchObject({ code: "DRIVER_MALFORMED_REPLY" });
+  });
+});
+
+describe("usage shapes of chat routes", () => {
+  it("reads DeepSeek's prompt_cache_hit_tokens", async () => {
+    server = await startScriptedServer({ chatUsage: "deepseek" });
+    server.push({ text: "a" }, { text: "b" });
+    const r = route("chat");
+    await callRoute(r, body(r), { key: null });
+    const second = await callRoute(r, body(r, "hello again"), { key: null });
+    expect(second.usage).toMatchObject({ shape: "deepseek", cached_prompt_tokens: Math.floor(server.requests[1]!.shared_prefix_bytes / 4) });
+    expect(second.usage!.uncached_prompt_tokens).toBe(second.usage!.prompt_tokens! - second.usage!.cached_prompt_tokens!);
+  });
+
+  it("keeps usage absent when the route reports none", async () => {
+    server = await startScriptedServer({ chatUsage: "none" });
+    server.push({ text: "a" });
+    const r = route("chat");
+    expect((await callRoute(r, body(r), { key: null })).usage).toBeNull();
+  });
+
+  it("counts a dropped connection as a retry and fails when the route stays down", async () => {
+    server = await startScriptedServer();
+    server.push({ drop: true }, { text: "back" });
+    const r = route("chat");
+    expect(await callRoute(r, body(r), { key: null })).toMatchObject({ retries: 1, reply: { text: "back" } });
+    const down = parseRoute({ name: "down", api: "chat", base_url: "http://127.0.0.1:9/v1", model: "m", api_key_env: null, context_tokens: 1000 });
+    await expect(callRoute(down, body(down), { key: null, maxRetries: 1 })).rejects.toMatchObject({ code: "DRIVER_ROUTE_FAILED", retries: 1 });
+  });
+
+  it("sends the key the route read, as a bearer token", async () => {
+    server = await startScriptedServer();
+    server.push({ text: "a" });
+    const r = route("chat");
+    await callRoute(r, body(r), { key: "sk-secret" });
+    expect(server.requests[0]!.headers.authorization).toBe("Bearer sk-secret");
+  });
+});

@@ -11,6 +11,7 @@ export { CONTRACT_TEXT, instructionSources, type InstructionSource } from "./run
 export { HOST_MIGRATIONS_TABLE, hostMigrationsFolder, migrateHostDb, openSqlite, type HostDb } from "./db/open";
 /** The log as `klbr log` prints it. */
 export { readLog, type LogEntry } from "./store/log-view";
+export { sessionAgenda, type SessionAgenda } from "./store/agenda";
 
 // Host requests
 /** The methods this host serves, and the families it answers `unsupported`. */

@@ -41,7 +41,7 @@ describe("migrations", () => {
     expect(applied(ACTIVATION_MIGRATIONS_TABLE)).toEqual(journal(activationMigrationsFolder).entries.map((e) => e.when));
     expect(sqlite.pragma("journal_mode", { simple: true })).toBe("wal");
     const tables = (sqlite.prepare("SELECT name FROM sqlite_master WHERE type='table'").all() as Array<{ name: string }>).map((t) => t.name);
-    for (const t of ["events", "effects", "executions", "host_requests", "waits", "kernel_resets", "header_records"]) expect(tables).toContain(t);
+    for (const t of ["events", "effects", "executions", "host_requests", "waits", "kernel_resets", "header_records", "work_items", "work_item_assessments", "orientation_candidates", "orientation_adoptions"]) expect(tables).toContain(t);
     sqlite.close();
   });
 });

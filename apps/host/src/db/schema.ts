@@ -136,3 +136,82 @@ export const incidents = sqliteTable("incidents", {
   detail: text("detail", { mode: "json" }).notNull(),
   atMs: integer("at_ms").notNull().default(sql`(unixepoch() * 1000)`),
 });
+
+/** Maintenance work items (C11): why something should change and on what evidence; open until assessed closed. */
+export const workItems = sqliteTable(
+  "work_items",
+  {
+    id: text("id").primaryKey(),
+    sessionId: text("session_id").notNull(),
+    executionId: text("execution_id").notNull(),
+    requestId: text("request_id").notNull(),
+    purpose: text("purpose").notNull(),
+    reason: text("reason").notNull(),
+    evidenceRefs: text("evidence_refs", { mode: "json" }).$type<string[]>().notNull(),
+    status: text("status", { enum: ["open", "closed"] }).notNull(),
+    /** The last assessment's outcome (null until assessed). */
+    outcome: text("outcome"),
+    createdAtMs: integer("created_at_ms").notNull(),
+    closedAtMs: integer("closed_at_ms"),
+  },
+  (t) => [uniqueIndex("work_items_identity").on(t.executionId, t.requestId), index("work_items_status").on(t.status, t.sessionId)],
+);
+
+/** Every assessment of a work item, with the status it left the item in. */
+export const workItemAssessments = sqliteTable(
+  "work_item_assessments",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    workItemId: text("work_item_id").notNull(),
+    sessionId: text("session_id").notNull(),
+    executionId: text("execution_id").notNull(),
+    requestId: text("request_id").notNull(),
+    outcome: text("outcome", { enum: ["no-change", "changed", "abandoned", "deferred"] }).notNull(),
+    status: text("status", { enum: ["open", "closed"] }).notNull(),
+    atMs: integer("at_ms").notNull(),
+  },
+  (t) => [index("work_item_assessments_item").on(t.workItemId)],
+);
+
+/** Orientation candidates (C11): text a session proposes as the instruction source `target` for a scope. */
+export const orientationCandidates = sqliteTable(
+  "orientation_candidates",
+  {
+    id: text("id").primaryKey(),
+    sessionId: text("session_id").notNull(),
+    executionId: text("execution_id").notNull(),
+    requestId: text("request_id").notNull(),
+    target: text("target").notNull(),
+    scopeKind: text("scope_kind", { enum: ["global", "session"] }).notNull(),
+    scopeSessionId: text("scope_session_id"),
+    text: text("text").notNull(),
+    digest: text("digest").notNull(),
+    status: text("status", { enum: ["staged", "adopted"] }).notNull(),
+    stagedAtMs: integer("staged_at_ms").notNull(),
+  },
+  (t) => [index("orientation_candidates_scope").on(t.scopeKind, t.scopeSessionId, t.status)],
+);
+
+/** Every adoption; the newest per target and scope is that scope's instruction source. */
+export const orientationAdoptions = sqliteTable(
+  "orientation_adoptions",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    operationId: text("operation_id").notNull(),
+    candidateId: text("candidate_id").notNull(),
+    target: text("target").notNull(),
+    scopeKind: text("scope_kind", { enum: ["global", "session"] }).notNull(),
+    scopeSessionId: text("scope_session_id"),
+    sessionId: text("session_id").notNull(),
+    executionId: text("execution_id").notNull(),
+    requestId: text("request_id").notNull(),
+    step: integer("step").notNull(),
+    /** The reply as sent, so a repeat of the operation gets it byte for byte. */
+    reply: text("reply", { mode: "json" }).notNull(),
+    adoptedAtMs: integer("adopted_at_ms").notNull(),
+  },
+  (t) => [
+    uniqueIndex("orientation_adoptions_operation").on(t.operationId),
+    index("orientation_adoptions_target").on(t.scopeKind, t.scopeSessionId, t.target, t.id),
+  ],
+);

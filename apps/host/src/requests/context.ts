@@ -1,3 +1,4 @@
+import type { SessionActor } from "@klbr/header";
 import type { HostDb } from "../db/open";
 
 /** A hook decision as the host saw it: the worker's validated value, or why there is none. */
@@ -30,6 +31,11 @@ export interface HostServices {
   skillsIndex(): unknown;
   loadSkill(id: string): unknown;
   instructions(sessionId: string): unknown;
+  /**
+   * Observe a session's instruction sources now (a change is a header revision attributed to
+   * `actor`); returns the session's header digest after it, or null when it has no header yet.
+   */
+  reviseInstructions(sessionId: string, actor: SessionActor): string | null;
   inspect(sessionId: string): unknown;
   activate(path: string, expectedEpoch: number): Promise<unknown>;
   scheduleWaitDeadline(waitId: string, deadlineMs: number): void;
@@ -52,6 +58,8 @@ export interface RequestContext {
   readonly host: HostServices;
   readonly live: LiveExecution;
   readonly requestId: string;
+  /** The request's 1-based index in its cell (what a header revision it causes names as `step`). */
+  readonly step?: number;
   /** Aborted when the cell ends: a handler still working then stops what it started. */
   readonly signal?: AbortSignal;
 }

@@ -2,6 +2,8 @@ import { getEffect } from "../store/effects";
 import { getEvent } from "../store/events";
 import { getExecution } from "../store/executions";
 import { getWait } from "../store/waits";
+import { getCandidate, candidateView } from "../store/orientation";
+import { getWorkItem, workItemView } from "../store/work-items";
 import type { HostDb } from "../db/open";
 import type { RequestContext } from "./context";
 
@@ -15,6 +17,14 @@ const RESOLVERS: Record<string, (db: HostDb, key: string) => unknown> = {
   execution: (db, key) => getExecution(db, key),
   effect: (db, key) => getEffect(db, key),
   wait: (db, key) => getWait(db, key),
+  work_item: (db, key) => {
+    const row = getWorkItem(db, key);
+    return row ? workItemView(row) : undefined;
+  },
+  candidate: (db, key) => {
+    const row = getCandidate(db, key);
+    return row ? candidateView(row) : undefined;
+  },
 };
 
 /** Resolve one `kind:key` reference against the durable log. */
@@ -24,7 +34,7 @@ export function resolveRef(db: HostDb, ref: string): Resolved {
   const key = colon > 0 ? ref.slice(colon + 1) : "";
   const resolver = RESOLVERS[kind];
   if (!resolver || key === "") {
-    return { ref, ok: false, error: { code: "invalid_request", message: `unknown reference form ${JSON.stringify(ref)}; use event:N, execution:ID, effect:ID or wait:ID` } };
+    return { ref, ok: false, error: { code: "invalid_request", message: `unknown reference form ${JSON.stringify(ref)}; use event:N, execution:ID, effect:ID, wait:ID, work_item:ID or candidate:ID` } };
   }
   const value = resolver(db, key);
   if (value === undefined) return { ref, ok: false, error: { code: "not_found", message: `${ref} does not exist` } };

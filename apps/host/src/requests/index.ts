@@ -4,6 +4,8 @@ import { ReplyError } from "./errors";
 import { evidenceResolve } from "./evidence";
 import { hooksDescribe, hooksList } from "./hooks";
 import { localSend } from "./local";
+import { maintenanceAssess, maintenanceOriginate } from "./maintenance";
+import { orientationAdopt, orientationCurrent, orientationStage } from "./orientation";
 import { runtimeInspect, runtimeInstructions, runtimeWait } from "./runtime";
 import { skillsIndex, skillsLoad } from "./skills";
 import { workspaceInfo, workspaceRun } from "./workspace";
@@ -24,10 +26,15 @@ export const HANDLERS: Record<string, Handler> = {
   "workspace.run": workspaceRun,
   "evidence.resolve": evidenceResolve,
   "behavior.activate": behaviorActivate,
+  "maintenance.originate": maintenanceOriginate,
+  "maintenance.assess": maintenanceAssess,
+  "orientation.stage": orientationStage,
+  "orientation.current": orientationCurrent,
+  "orientation.adopt": orientationAdopt,
 };
 
 /** Families the spec names that this host does not build yet: answered, never faked. */
-export const UNSUPPORTED_PREFIXES = ["maintenance.", "orientation.", "frontier.", "peer.", "agents.", "remote."];
+export const UNSUPPORTED_PREFIXES = ["frontier.", "peer.", "agents.", "remote."];
 
 /** Dispatch one validated host request to its handler. */
 export async function dispatch(ctx: RequestContext, request: { method: string } & Record<string, unknown>): Promise<unknown> {

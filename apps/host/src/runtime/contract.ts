@@ -28,10 +28,10 @@ export function skillsSourceText(index: { skills: Array<{ id: string }>; refused
   return `${lines.join("\n")}\n`;
 }
 
-/** The instruction sources of a session, in header order. */
-export function instructionSources(index: Parameters<typeof skillsSourceText>[0]): InstructionSource[] {
-  return [
-    { name: "contract", text: CONTRACT_TEXT },
-    { name: "skills", text: skillsSourceText(index) },
-  ];
+/**
+ * The instruction sources of a session, in header order (C11): the contract, then the sources
+ * the session adopted through orientation (already ordered, see `adoptedSources`), then skills.
+ */
+export function instructionSources(index: Parameters<typeof skillsSourceText>[0], adopted: readonly InstructionSource[] = []): InstructionSource[] {
+  return [{ name: "contract", text: CONTRACT_TEXT }, ...adopted, { name: "skills", text: skillsSourceText(index) }];
 }

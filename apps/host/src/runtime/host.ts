@@ -1,6 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type Database from "better-sqlite3";
+import type { SessionActor } from "@klbr/header";
 import { formatStamp, frameInput } from "@klbr/transcript";
 import { resolvePython, startWorker, type CellCompletion, type HostRequest, type HostRequestContext, type Worker } from "@klbr/supervisor";
 import { migrateHostDb, openSqlite, type HostDb } from "../db/open";
@@ -13,13 +14,16 @@ import { markConsumed, pendingInputs, recordInput, setAttention } from "../store
 import { finishExecution, startExecution, type ExecutionRow, type ExecutionStatus } from "../store/executions";
 import { recordIncident } from "../store/incidents";
 import { lastKernelReset, recordKernelReset } from "../store/kernel";
-import { recordReply, recordRequest } from "../store/requests";
+import { recordReply, recordRequest, requestStep } from "../store/requests";
+import { openWorkItems, workItemView } from "../store/work-items";
+import { adoptedScopes, currentSources } from "../store/orientation";
 import { wakeWait, wakeWaits, type WaitRow } from "../store/waits";
 import { BehaviourManager } from "./behaviour";
 import { HooksService, type HooksGeneration } from "./hooks-service";
 import { acquireHostLock } from "./host-lock";
 import { newId } from "./ids";
 import { InstructionHeaders } from "./instructions";
+import { adoptedSources } from "./orientation-sources";
 import { recoverAfterCrash } from "./recovery";
 import { SkillsService } from "./skills-service";
 import { Workbench } from "./workbench";
@@ -110,7 +114,7 @@ export class Host implements HostServices {
       builtinDir: options.builtinSkillsDir ?? process.env.KLBR_SKILLS_DIR ?? join(this.workspace, "skills"),
       managedDir: this.layout.managedSkills,
     });
-    this.headers = new InstructionHeaders(this.db, () => this.now());
+    this.headers = new InstructionHeaders(this.db, () => this.now(), (sessionId) => adoptedSources(this.db, sessionId));
   }
 
   /** Start a host: migrate, recover, start the hooks worker and the root workbench (whose start indexes the skills). */
@@ -190,6 +194,20 @@ export class Host implements HostServices {
   /** The exact current instruction text of a session. */
   instructions(sessionId: string): unknown {
     return this.headers.current(sessionId);
+  }
+
+  /** Observe a change the session made itself (orientation.adopt); returns its header digest after it. */
+  reviseInstructions(sessionId: string, actor: SessionActor): string | null {
+    return this.headers.observe(sessionId, actor);
+  }
+
+  /**
+   * Bring a session's header up to date with changes made outside it (another session adopted
+   * orientation in its scope): observed as a host revision. Done before each of its requests; a
+   * model driver calls it before assembling a request.
+   */
+  observeInstructions(sessionId: string): string | null {
+    return this.headers.observe(sessionId, { origin: "host", reason: "instruction sources changed outside this session" });
   }
 
   /** runtime.inspect (C8). */
@@ -349,6 +367,8 @@ export class Host implements HostServices {
       })),
       skills_revision: this.skills.revision,
       pending_inputs: pendingInputs(this.db, ROOT_SESSION).length,
+      open_work_items: openWorkItems(this.db).map(workItemView),
+      orientation: adoptedScopes(this.db).map((scope) => ({ scope, sources: currentSources(this.db, scope) })),
     };
   }
 
@@ -407,7 +427,7 @@ export class Host implements HostServices {
     bench.worker = worker;
     const skills = (worker.hello as { skills?: string | null }).skills ?? null;
     recordKernelReset(this.db, { sessionId: bench.sessionId, generation, skillsRevision: skills, pid: worker.pid, reason, atMs: this.now() });
-    this.headers.observeSources(bench.sessionId, this.skills.sources(index));
+    this.headers.observeGeneration(bench.sessionId, (adopted) => this.skills.sources(index, adopted));
     this.notify({ type: "kernel.reset", session_id: bench.sessionId, generation, skills, at_ms: this.now() });
   }
 
@@ -424,8 +444,15 @@ export class Host implements HostServices {
     try {
       const live = bench.inScope(ctx.executionId);
       if (!live) throw new ReplyError("scope_expired", `execution ${ctx.executionId} is not the live foreground cell of this generation`);
+      try {
+        this.observeInstructions(live.sessionId);
+      } catch (error) {
+        // A header that cannot be observed must not cost the cell its request; the incident says why.
+        recordIncident(this.db, "header.observe_failed", { session_id: live.sessionId, error: String(error) }, this.now());
+      }
       // The supervisor hands over a request it already validated (parseHostRequest): not parsed twice.
-      const value = await dispatch({ host: this, live, requestId: ctx.requestId, signal: ctx.signal }, request as never);
+      const step = requestStep(this.db, ctx.executionId, rowId);
+      const value = await dispatch({ host: this, live, requestId: ctx.requestId, step, signal: ctx.signal }, request as never);
       recordReply(this.db, rowId, { kind: "ok", value }, this.now());
       return value;
     } catch (error) {

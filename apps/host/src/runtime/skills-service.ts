@@ -47,8 +47,8 @@ export class SkillsService {
     return materializeSkills(index, dir);
   }
 
-  /** The instruction sources this index implies. */
-  sources(index: SkillIndex): InstructionSource[] {
-    return instructionSources(index);
+  /** The instruction sources this index implies, with a session's adopted sources between contract and skills. */
+  sources(index: SkillIndex, adopted: readonly InstructionSource[] = []): InstructionSource[] {
+    return instructionSources(index, adopted);
   }
 }

@@ -1,4 +1,4 @@
-import { eq } from "drizzle-orm";
+import { and, count, eq, lte } from "drizzle-orm";
 import type { HostDb } from "../db/open";
 import { hostRequests } from "../db/schema";
 
@@ -13,4 +13,13 @@ export function recordRequest(
 /** Record the reply a request got. */
 export function recordReply(db: HostDb, id: number, reply: unknown, repliedAtMs: number): void {
   db.update(hostRequests).set({ reply, repliedAtMs }).where(eq(hostRequests.id, id)).run();
+}
+
+/** A request's 1-based index among the requests its execution made (its row and those before it). */
+export function requestStep(db: HostDb, executionId: string, rowId: number): number {
+  return db
+    .select({ n: count() })
+    .from(hostRequests)
+    .where(and(eq(hostRequests.executionId, executionId), lte(hostRequests.id, rowId)))
+    .get()!.n;
 }

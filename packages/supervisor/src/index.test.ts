@@ -12,6 +12,7 @@ describe("public surface", () => {
       "isSupervisorError",
       "killTagged",
       "killTree",
+      "recordRoot",
       "resolvePython",
       "startWorker",
       "treeTag",

@@ -36,7 +36,8 @@ export type {
 export type { CellResult, HelloMessage, HookInput, HookSlot, HostRequest, HookValue } from "./wire.js";
 
 // Process trees
-export { killTree, descendants } from "./tree.js";
+export { killTree, descendants, recordRoot } from "./tree.js";
+export type { KnownProcs } from "./tree.js";
 export { treeTag, killTagged } from "./tagged.js";
 export type { TreeTag } from "./tagged.js";
 

@@ -94,7 +94,7 @@ function kill(target: number, signal: NodeJS.Signals): void {
  */
 export type KnownProcs = Map<number, number>;
 
-/** Start time of `root` as recorded in `known`, if recorded. */
+/** Record `root` with its start time in `known` (so a kill after its reap never hits a reused pid); returns `known`. */
 export function recordRoot(root: number, known: KnownProcs = new Map()): KnownProcs {
   const entry = readProc(root);
   if (entry) known.set(root, entry.start);

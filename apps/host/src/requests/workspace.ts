@@ -1,9 +1,11 @@
 import { realpath, stat } from "node:fs/promises";
 import { isAbsolute, relative, resolve, sep } from "node:path";
-import { killTree } from "@klbr/supervisor";
-import { execa } from "execa";
 import { invalidRequest, ReplyError } from "./errors";
 import type { RequestContext } from "./context";
+import { fitReply } from "./workspace-output";
+import { runCommand } from "./workspace-process";
+
+export { fitReply, RUN_REPLY_BUDGET_BYTES } from "./workspace-output";
 
 /** C8 defaults for workspace.run. */
 export const RUN_DEFAULT_TIMEOUT_MS = 120_000;
@@ -27,6 +29,7 @@ export async function workspaceInfo(ctx: RequestContext): Promise<unknown> {
 export async function resolveCwd(workspace: string, cwd: string | undefined): Promise<string> {
   const root = await realpath(workspace);
   if (cwd !== undefined && isAbsolute(cwd)) throw invalidRequest(`cwd must be relative to the workspace, got ${JSON.stringify(cwd)}`);
+  if (cwd?.includes("\0")) throw invalidRequest(`cwd ${JSON.stringify(cwd)} holds a NUL character`);
   let target: string;
   try {
     target = await realpath(resolve(root, cwd ?? "."));
@@ -41,141 +44,52 @@ export async function resolveCwd(workspace: string, cwd: string | undefined): Pr
   return target;
 }
 
-/** A byte-bounded sink: keeps the first `limit` bytes in all, counts the rest. */
-class BoundedOutput {
-  readonly chunks: Buffer[] = [];
-  kept = 0;
-  dropped = 0;
-  constructor(private readonly budget: { left: number }) {}
-  push(chunk: Buffer): void {
-    const take = Math.min(chunk.length, this.budget.left);
-    if (take > 0) {
-      this.chunks.push(chunk.subarray(0, take));
-      this.budget.left -= take;
-      this.kept += take;
-    }
-    this.dropped += chunk.length - take;
-  }
-  /** The kept bytes as text, cut back to a character boundary; the cut bytes are counted. */
-  text(): string {
-    const buf = Buffer.concat(this.chunks);
-    let end = buf.length;
-    // Walk back over a trailing partial UTF-8 sequence so the reply never holds half a character.
-    let lead = end - 1;
-    while (lead >= 0 && end - lead <= 4 && (buf[lead]! & 0xc0) === 0x80) lead--;
-    if (lead >= 0) {
-      const b = buf[lead]!;
-      const need = b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : b >= 0xc0 ? 2 : 1;
-      if (end - lead < need) end = lead;
-    }
-    this.dropped += buf.length - end;
-    return buf.subarray(0, end).toString("utf8");
+/**
+ * Refuse what no process can be started with: a NUL inside an argument or an environment entry
+ * (execve takes C strings), an empty environment name or one holding `=` (it would split into
+ * another name and value).
+ */
+export function checkRunInput(argv: string[], env: Record<string, string> | undefined): void {
+  argv.forEach((arg, i) => {
+    if (arg.includes("\0")) throw invalidRequest(`argv[${i}] ${JSON.stringify(arg)} holds a NUL character`);
+  });
+  if (argv[0] === "") throw invalidRequest("argv[0] must name a program, got an empty string");
+  for (const [name, value] of Object.entries(env ?? {})) {
+    if (name === "") throw invalidRequest("env holds an empty variable name");
+    if (name.includes("=")) throw invalidRequest(`env name ${JSON.stringify(name)} holds "="`);
+    if (name.includes("\0")) throw invalidRequest(`env name ${JSON.stringify(name)} holds a NUL character`);
+    if (value.includes("\0")) throw invalidRequest(`env ${name} value ${JSON.stringify(value)} holds a NUL character`);
   }
 }
 
-/** Kill a process group and ignore "already gone". */
-function killGroup(pid: number | undefined): void {
-  if (!pid) return;
-  try {
-    process.kill(-pid, "SIGKILL");
-  } catch {
-    /* the group is already gone */
-  }
-}
-
-/** workspace.run: argv without a shell, cwd inside the workspace, minimal env, bounded output, tree killed on timeout. */
+/** workspace.run: argv without a shell, cwd inside the workspace, minimal env, bounded output and time, tree killed. */
 export async function workspaceRun(
   ctx: RequestContext,
   params: { argv: string[]; cwd?: string; env?: Record<string, string>; timeout_ms?: number; max_output_bytes?: number },
 ): Promise<unknown> {
+  checkRunInput(params.argv, params.env);
   const cwd = await resolveCwd(ctx.host.workspace, params.cwd);
-  const timeoutMs = params.timeout_ms ?? RUN_DEFAULT_TIMEOUT_MS;
-  const budget = { left: params.max_output_bytes ?? RUN_DEFAULT_MAX_OUTPUT_BYTES };
-  const stdout = new BoundedOutput(budget);
-  const stderr = new BoundedOutput(budget);
   const started = Date.now();
-  const [file, ...args] = params.argv;
-  const child = execa(file!, args, {
+  const file = params.argv[0]!;
+  const outcome = await runCommand({
+    argv: params.argv,
     cwd,
     env: { ...baseRunEnv(), ...(params.env ?? {}) },
-    extendEnv: false,
-    stdin: "ignore",
-    buffer: false,
-    reject: false,
-    detached: true,
-    encoding: "buffer",
+    timeoutMs: params.timeout_ms ?? RUN_DEFAULT_TIMEOUT_MS,
+    maxOutputBytes: params.max_output_bytes ?? RUN_DEFAULT_MAX_OUTPUT_BYTES,
+    ...(ctx.signal ? { signal: ctx.signal } : {}),
   });
-  child.stdout?.on("data", (c: Buffer) => stdout.push(c));
-  child.stderr?.on("data", (c: Buffer) => stderr.push(c));
-  let timedOut = false;
-  let treeKilled: Promise<unknown> | null = null;
-  // Walk the tree before killing (a setsid grandchild leaves the group but not the tree).
-  const kill = () => void (treeKilled ??= child.pid ? killTree(child.pid) : Promise.resolve());
-  const timer = setTimeout(() => {
-    timedOut = true;
-    kill();
-  }, timeoutMs);
-  // The cell ended (interrupted, or a background task's command outlived it): the command has no
-  // scope left to run in, so its tree goes now rather than at its timeout.
-  let cancelled = false;
-  const cancel = () => {
-    cancelled = true;
-    kill();
-  };
-  const signal = ctx.signal;
-  signal?.addEventListener("abort", cancel, { once: true });
-  if (signal?.aborted) cancel();
-  const result = await child;
-  clearTimeout(timer);
-  signal?.removeEventListener("abort", cancel);
-  await treeKilled;
-  // The command may have left background descendants in its group: they go with it.
-  killGroup(child.pid);
-  if (cancelled && !timedOut) {
+  if (outcome.cancelled && !outcome.timedOut) {
     throw new ReplyError("scope_expired", `execution ${ctx.live.id} ended while ${JSON.stringify(file)} ran; its process tree was killed`);
   }
-  if (result.failed && result.exitCode === undefined && !result.signal && !timedOut) {
-    throw new ReplyError("not_found", `cannot run ${JSON.stringify(file)}: ${result.shortMessage ?? result.message}`);
-  }
+  if (outcome.spawnError !== null) throw new ReplyError("not_found", `cannot run ${JSON.stringify(file)}: ${outcome.spawnError}`);
   return fitReply({
-    exit_code: result.exitCode ?? null,
-    signal: result.signal ?? null,
-    timed_out: timedOut,
-    stdout: stdout.text(),
-    stderr: stderr.text(),
-    truncated_bytes: stdout.dropped + stderr.dropped,
+    exit_code: outcome.exitCode,
+    signal: outcome.signal,
+    timed_out: outcome.timedOut,
+    stdout: outcome.stdout,
+    stderr: outcome.stderr,
+    truncated_bytes: outcome.truncatedBytes,
     duration_ms: Date.now() - started,
   });
-}
-
-/** Room left in one frame for the reply value once the envelope around it is counted. */
-export const RUN_REPLY_BUDGET_BYTES = 1_000_000;
-
-interface RunReply {
-  exit_code: number | null;
-  signal: string | null;
-  timed_out: boolean;
-  stdout: string;
-  stderr: string;
-  truncated_bytes: number;
-  duration_ms: number;
-}
-
-/**
- * Escaping can grow text (a NUL byte becomes six), so the byte budget alone does not make the
- * reply fit one frame: cut the longer stream until the encoded reply fits, counting what is cut.
- */
-export function fitReply(reply: RunReply): RunReply {
-  let size = Buffer.byteLength(JSON.stringify(reply));
-  while (size > RUN_REPLY_BUDGET_BYTES) {
-    const key = reply.stdout.length >= reply.stderr.length ? "stdout" : "stderr";
-    const text = reply[key];
-    const keepChars = Math.max(0, Math.floor(text.length / 2));
-    let kept = text.slice(0, keepChars);
-    // Never split a surrogate pair: the encoder refuses lone surrogates.
-    if (/[\uD800-\uDBFF]$/.test(kept)) kept = kept.slice(0, -1);
-    reply = { ...reply, [key]: kept, truncated_bytes: reply.truncated_bytes + Buffer.byteLength(text) - Buffer.byteLength(kept) };
-    size = Buffer.byteLength(JSON.stringify(reply));
-  }
-  return reply;
 }

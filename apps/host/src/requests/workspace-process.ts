@@ -1,0 +1,116 @@
+import { killTagged, killTree, recordRoot, treeTag } from "@klbr/supervisor";
+import { execa } from "execa";
+import { BoundedOutput } from "./workspace-output";
+
+/** How long the pipes may stay open once the command and every process of its tree are killed. */
+export const RUN_DRAIN_GRACE_MS = 1000;
+
+/** What one command did, as the host observed it. */
+export interface CommandOutcome {
+  /** The spawn failed (no such program, not executable): the message, else null. */
+  spawnError: string | null;
+  exitCode: number | null;
+  signal: string | null;
+  timedOut: boolean;
+  /** `signal` was aborted (the cell ended) before the command did. */
+  cancelled: boolean;
+  stdout: string;
+  stderr: string;
+  truncatedBytes: number;
+}
+
+/** How to run one command. */
+export interface CommandOptions {
+  argv: string[];
+  cwd: string;
+  env: Record<string, string>;
+  timeoutMs: number;
+  maxOutputBytes: number;
+  signal?: AbortSignal;
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Run `argv` in its own process group, tagged with a fresh tree tag. When it ends, times out or
+ * loses its cell, its whole tree goes: the group, every descendant, every process carrying the
+ * tag (a `setsid` daemon it left holding the pipes or not). The call never waits on a pipe longer
+ * than {@link RUN_DRAIN_GRACE_MS} after that, so it is bounded by `timeoutMs` plus the kill.
+ */
+export async function runCommand(opts: CommandOptions): Promise<CommandOutcome> {
+  const tag = treeTag();
+  const budget = { left: opts.maxOutputBytes };
+  const stdout = new BoundedOutput(budget);
+  const stderr = new BoundedOutput(budget);
+  const [file, ...args] = opts.argv;
+  const child = execa(file!, args, {
+    cwd: opts.cwd,
+    env: { ...opts.env, [tag.name]: tag.value },
+    extendEnv: false,
+    stdin: "ignore",
+    buffer: false,
+    reject: false,
+    detached: true,
+    encoding: "buffer",
+  });
+  const pid = child.pid;
+  if (pid === undefined) {
+    const result = await child;
+    return { ...blank(stdout, stderr), spawnError: result.shortMessage ?? result.message ?? "spawn failed" };
+  }
+  // Recorded before any reap can free the pid, so no kill below can hit a process that reused it.
+  const known = recordRoot(pid);
+  const streams = [child.stdout, child.stderr];
+  child.stdout?.on("data", (c: Buffer) => stdout.push(c));
+  child.stderr?.on("data", (c: Buffer) => stderr.push(c));
+  const drained = Promise.all(
+    streams.map((s) => new Promise<void>((resolve) => (s && !s.destroyed ? s.once("close", () => resolve()) : resolve()))),
+  );
+  void child.catch(() => undefined);
+  const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) => {
+    child.once("exit", (code, signal) => resolve({ code, signal }));
+  });
+
+  let killing: Promise<void> | undefined;
+  const killAll = (): Promise<void> =>
+    (killing ??= (async () => {
+      await killTree(pid, known);
+      await killTagged(tag);
+    })());
+  let timedOut = false;
+  let cancelled = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    void killAll();
+  }, opts.timeoutMs);
+  const onAbort = () => {
+    cancelled = true;
+    void killAll();
+  };
+  opts.signal?.addEventListener("abort", onAbort, { once: true });
+  if (opts.signal?.aborted) onAbort();
+
+  const exit = await exited;
+  clearTimeout(timer);
+  opts.signal?.removeEventListener("abort", onAbort);
+  // The command is over: what it left running (background jobs, setsid'd daemons) has no scope left.
+  if (killing) await killing;
+  killing = undefined;
+  await killAll();
+  await Promise.race([drained, sleep(RUN_DRAIN_GRACE_MS)]);
+  for (const s of streams) s?.destroy();
+  return {
+    spawnError: null,
+    exitCode: timedOut || cancelled ? null : exit.code,
+    signal: exit.signal,
+    timedOut,
+    cancelled,
+    stdout: stdout.text(),
+    stderr: stderr.text(),
+    truncatedBytes: stdout.dropped + stderr.dropped,
+  };
+}
+
+function blank(stdout: BoundedOutput, stderr: BoundedOutput): CommandOutcome {
+  return { spawnError: null, exitCode: null, signal: null, timedOut: false, cancelled: false, stdout: stdout.text(), stderr: stderr.text(), truncatedBytes: 0 };
+}

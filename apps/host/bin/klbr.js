@@ -1,6 +1,9 @@
 #!/usr/bin/env node
-import { main } from "../dist/cli.js";
+import { exitWhenDrained, main } from "../dist/cli.js";
 
+// A reader that closed the pipe early (`klbr log | head`) is not an error of ours.
+for (const stream of [process.stdout, process.stderr]) stream.on("error", (error) => {
+  if (error.code !== "EPIPE") throw error;
+});
 await main();
-// Every command closes what it opened; exiting here only guards against a stray handle keeping a finished command alive.
-process.exit(process.exitCode ?? 0);
+await exitWhenDrained();

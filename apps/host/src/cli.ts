@@ -1,2 +1,2 @@
 /** The `klbr` command line. */
-export { buildProgram, main } from "./cli/main";
+export { buildProgram, exitWhenDrained, main } from "./cli/main";

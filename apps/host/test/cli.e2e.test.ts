@@ -117,6 +117,21 @@ describe("klbr against a running daemon", () => {
     expect(repl.stdout).toMatch(/\[wake\] wait wait-\S+ woken by event:\d+\n\[\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ · operator\]\nhere is the answer\n/);
   });
 
+  test("klbr say posts operator input through the daemon and wakes the waiting cell", async () => {
+    const w = await klbr(["exec", "await runtime.wait(None, reason='until klbr say')"]);
+    expect(w.code).toBe(0);
+    const said = await klbr(["say", "answer from a script"]);
+    expect(said.code).toBe(0);
+    const [, id] = /^event (\d+) wake\n$/.exec(said.stdout) ?? [];
+    expect(id).toBeDefined();
+    const entries = (await klbr(["log", "--json"])).stdout.trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+    const waits = entries.filter((e) => e.kind === "wake" && String(e.woken_by) === `event:${id}`);
+    expect(waits.length).toBeGreaterThan(0);
+    const other = await klbr(["say", "--json", "--session", "side-session", "for another session"]);
+    expect(other.code).toBe(0);
+    expect(JSON.parse(other.stdout)).toMatchObject({ event_id: Number(id) + 1, attention: { effective: { action: "wake" } } });
+  });
+
   test("operator messages sent by a cell appear in the repl", async () => {
     const repl = await klbr(["repl"], "await runtime.send('visible in the repl')\n:quit\n");
     expect(repl.stdout).toContain("[to operator] visible in the repl");

@@ -1,5 +1,10 @@
 // Runs the CLI from source (tests must not need dist/): node --conditions=@klbr/source --import tsx test/run-cli.ts ...
-import { main } from "../src/cli/main";
+import { exitWhenDrained, main } from "../src/cli/main";
 
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code !== "EPIPE") throw error;
+  });
+}
 await main();
-process.exit(process.exitCode ?? 0);
+await exitWhenDrained();

@@ -2,12 +2,14 @@ import { existsSync } from "node:fs";
 import { ControlClient } from "../control/client";
 import { dataLayout, defaultDataDir } from "../paths";
 import type { ExecutionReport } from "../runtime/host";
+import type { CommonOptions } from "./command";
+import { checkKlbrPython } from "./python-check";
 
 /** What a CLI command talks to: the running daemon, or a host embedded in the command. */
 export interface Target {
   readonly embedded: boolean;
   execute(code: string): Promise<ExecutionReport>;
-  say(text: string): Promise<unknown>;
+  say(text: string, session?: string): Promise<{ event_id: number; attention: unknown }>;
   /** Interrupt whatever cell runs in the session (Ctrl-C). */
   interrupt(): Promise<unknown>;
   status(): Promise<unknown>;
@@ -15,11 +17,7 @@ export interface Target {
   close(): Promise<void>;
 }
 
-/** Global options every command shares. */
-export interface CommonOptions {
-  dataDir?: string;
-  workspace?: string;
-}
+export type { CommonOptions } from "./command";
 
 /** The data directory a command uses. */
 export function dataDirOf(opts: CommonOptions): string {
@@ -44,20 +42,21 @@ export async function openTarget(opts: CommonOptions, onEmbedded?: () => void): 
     return {
       embedded: false,
       execute: (code) => client.request({ op: "exec", code }) as Promise<ExecutionReport>,
-      say: (text) => client.request({ op: "say", text }),
+      say: (text, session) => client.request({ op: "say", text, ...(session ? { session } : {}) }) as Promise<{ event_id: number; attention: unknown }>,
       interrupt: () => client.request({ op: "interrupt" }),
       status: () => client.request({ op: "status" }),
       subscribe: (onEvent) => client.subscribe(onEvent),
       close: async () => client.close(),
     };
   }
+  checkKlbrPython();
   onEmbedded?.();
   const { Host } = await import("../runtime/host");
   const host = await Host.start({ dataDir: dataDirOf(opts), ...(opts.workspace ? { workspace: opts.workspace } : {}) });
   return {
     embedded: true,
     execute: (code) => host.execute(code),
-    say: (text) => host.postInput(text),
+    say: (text, session) => host.postInput(text, session ? { sessionId: session } : {}),
     interrupt: () => host.interrupt({}),
     status: async () => host.status(),
     subscribe: async (onEvent) => void host.subscribe(onEvent),

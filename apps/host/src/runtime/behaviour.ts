@@ -76,9 +76,9 @@ export class BehaviourManager {
       }
       if (error instanceof ReplyError) throw error;
       if (isActivationError(error)) {
-        throw new ReplyError(REPLY_CODES[error.code] ?? "invalid_request", `${error.code}: ${error.message}`);
+        throw new ReplyError(REPLY_CODES[error.code] ?? "invalid_request", `${error.code}: ${error.message}`, { cause: error });
       }
-      throw new ReplyError("unavailable", `candidate handshake failed: ${(error as Error).message}`);
+      throw new ReplyError("unavailable", `candidate handshake failed: ${(error as Error).message}`, { cause: error });
     }
   }
 

@@ -51,6 +51,10 @@ function printed(): string[] {
 async function follow(opts: { limit?: string }, body: () => void): Promise<number> {
   const before = { SIGINT: process.listeners("SIGINT"), SIGTERM: process.listeners("SIGTERM") };
   const done = logCommand({ dataDir, follow: true, json: true, ...opts });
+  // The command loads the database modules when it runs; it follows once it listens for SIGTERM.
+  let settled = false;
+  void done.finally(() => (settled = true)).catch(() => undefined);
+  while (!settled && process.listeners("SIGTERM").length === before.SIGTERM.length) await new Promise((r) => setImmediate(r));
   try {
     body();
   } finally {

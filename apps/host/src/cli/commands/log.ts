@@ -1,10 +1,11 @@
 import { existsSync } from "node:fs";
 import { stampOrUnknown } from "@klbr/transcript";
-import Database from "better-sqlite3";
+import type { Command } from "commander";
 import { HostError } from "../../errors";
 import { dataLayout } from "../../paths";
-import { followLog, readLog, type LogEntry } from "../../store/log-view";
-import { dataDirOf, type CommonOptions } from "../target";
+import type { LogEntry } from "../../store/log-view";
+import { optionsOf, run, type CommonOptions } from "../command";
+import { dataDirOf } from "../target";
 
 function human(entry: LogEntry): string {
   const at = stampOrUnknown(entry.at_ms);
@@ -24,6 +25,8 @@ export async function logCommand(opts: CommonOptions & { follow?: boolean; json?
   const limit = opts.limit !== undefined ? Number(opts.limit) : undefined;
   const file = dataLayout(dataDirOf(opts)).database;
   if (!existsSync(file)) throw new HostError("HOST_NOT_RUNNING", `no klbr database at ${file}; run \`klbr init\` first`);
+  const { default: Database } = await import("better-sqlite3");
+  const { followLog, readLog } = await import("../../store/log-view");
   const sqlite = new Database(file, { readonly: true, fileMustExist: true });
   sqlite.pragma("busy_timeout = 5000");
   const seen = new Set<string>();
@@ -54,4 +57,15 @@ export async function logCommand(opts: CommonOptions & { follow?: boolean; json?
   });
   sqlite.close();
   return 0;
+}
+
+/** Register `klbr log`. */
+export function register(program: Command): void {
+  program
+    .command("log")
+    .description("print the durable log")
+    .option("--follow", "keep printing new entries")
+    .option("--json", "one JSON object per line")
+    .option("-n, --limit <n>", "only the last n entries")
+    .action(run(async (cmd) => logCommand(optionsOf(cmd))));
 }

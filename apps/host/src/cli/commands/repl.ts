@@ -1,6 +1,8 @@
 import { createInterface } from "node:readline";
+import type { Command } from "commander";
+import { optionsOf, run, type CommonOptions } from "../command";
 import { describeEvent, writeExecution } from "../render";
-import { openTarget, type CommonOptions } from "../target";
+import { openTarget } from "../target";
 
 const HELP = `Cells run in the session's workbench; a block continues until an empty line.
   :say TEXT   post operator input (wakes a waiting session)
@@ -86,4 +88,12 @@ export async function replCommand(opts: CommonOptions): Promise<number> {
   rl.close();
   await target.close();
   return 0;
+}
+
+/** Register `klbr repl`. */
+export function register(program: Command): void {
+  program
+    .command("repl")
+    .description("interactive cells (daemon, or an embedded host when none runs); :say TEXT posts operator input")
+    .action(run(async (cmd) => replCommand(optionsOf(cmd))));
 }

@@ -1,9 +1,13 @@
-import { serveControl } from "../../control/server";
-import { Host } from "../../runtime/host";
-import { dataDirOf, type CommonOptions } from "../target";
+import type { Command } from "commander";
+import { optionsOf, run, type CommonOptions } from "../command";
+import { checkKlbrPython } from "../python-check";
+import { dataDirOf } from "../target";
 
 /** `klbr serve`: the daemon. Stops cleanly (every worker tree) on SIGINT/SIGTERM. */
 export async function serveCommand(opts: CommonOptions): Promise<number> {
+  checkKlbrPython();
+  const { serveControl } = await import("../../control/server");
+  const { Host } = await import("../../runtime/host");
   const host = await Host.start({ dataDir: dataDirOf(opts), ...(opts.workspace ? { workspace: opts.workspace } : {}) });
   let server;
   try {
@@ -22,4 +26,12 @@ export async function serveCommand(opts: CommonOptions): Promise<number> {
   server.close();
   await host.stop();
   return 0;
+}
+
+/** Register `klbr serve`. */
+export function register(program: Command): void {
+  program
+    .command("serve")
+    .description("run the daemon (control socket in the data directory)")
+    .action(run(async (cmd) => serveCommand(optionsOf(cmd))));
 }

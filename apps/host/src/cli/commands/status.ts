@@ -1,12 +1,15 @@
-import { connectDaemon, type CommonOptions } from "../target";
+import type { Command } from "commander";
+import { optionsOf, run, type CommonOptions } from "../command";
+import { EXIT } from "../exit-codes";
+import { connectDaemon } from "../target";
 
 /** `klbr status`: workers, pids, generations, epoch, skills revision, tails. */
 export async function statusCommand(opts: CommonOptions & { json?: boolean }): Promise<number> {
   const client = await connectDaemon(opts);
   if (!client) {
     if (opts.json) process.stdout.write(`${JSON.stringify({ running: false })}\n`);
-    else process.stderr.write("klbr: no daemon running (HOST_NOT_RUNNING)\n");
-    return 3;
+    else process.stderr.write("klbr: HOST_NOT_RUNNING: no daemon running\nhint: start a daemon with `klbr serve`\n");
+    return EXIT.NOTHING_RAN;
   }
   try {
     const status = (await client.request({ op: "status" })) as Record<string, unknown>;
@@ -27,4 +30,13 @@ export async function statusCommand(opts: CommonOptions & { json?: boolean }): P
   } finally {
     client.close();
   }
+}
+
+/** Register `klbr status`. */
+export function register(program: Command): void {
+  program
+    .command("status")
+    .description("workers, pids, generations, epoch, skills revision, tails; exit 75 when no daemon runs")
+    .option("--json", "machine output on stdout")
+    .action(run(async (cmd) => statusCommand(optionsOf(cmd))));
 }

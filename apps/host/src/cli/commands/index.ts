@@ -1,0 +1,16 @@
+import type { Register } from "../command";
+import { register as exec } from "./exec";
+import { register as init } from "./init";
+import { register as log } from "./log";
+import { register as release } from "./release";
+import { register as repl } from "./repl";
+import { register as say } from "./say";
+import { register as serve } from "./serve";
+import { register as status } from "./status";
+
+/**
+ * Every `klbr` command, in the order `klbr help` lists them. A command is one file in this
+ * folder exporting `register(program)` (its options, its help, its action), plus one line here.
+ * Keep a command file's top-level imports light: load the host inside the action.
+ */
+export const COMMANDS: readonly Register[] = [init, serve, exec, say, repl, log, release, status];

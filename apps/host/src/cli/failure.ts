@@ -1,0 +1,94 @@
+import { EXIT } from "./exit-codes";
+
+/** How a failed command is reported: `klbr: CODE: message`, one hint line, and an exit status. */
+export interface Failure {
+  code: string;
+  message: string;
+  hint: string | null;
+  exit: number;
+}
+
+/** What a hint may name: the command, and the files of the data directory it used. */
+export interface FailureContext {
+  command?: string;
+  dataDir?: string;
+  database?: string;
+}
+
+type Coded = Error & { code?: unknown; path?: unknown; errno?: unknown };
+
+const NOTHING_RAN = new Set(["HOST_NOT_RUNNING", "HOST_ALREADY_RUNNING", "HOST_STOPPING", "CELL_TOO_LARGE"]);
+const FILE_ERRNOS = new Set(["EEXIST", "EPERM", "EACCES", "ENOTDIR", "EISDIR", "EROFS", "ENOSPC", "ELOOP", "ENAMETOOLONG"]);
+
+function hintFor(code: string, e: Coded, ctx: FailureContext): { hint: string | null; exit: number } {
+  const path = typeof e.path === "string" ? e.path : (ctx.dataDir ?? "the data directory");
+  const db = ctx.database ?? "the database";
+  switch (code) {
+    case "CLI_USAGE":
+      return { hint: `run \`klbr ${ctx.command ? `${ctx.command} ` : ""}--help\` for usage`, exit: EXIT.USAGE };
+    case "WORKSPACE_MISMATCH":
+      return { hint: "drop -w to use the daemon's workspace, or stop it and run `klbr serve -w DIR`", exit: EXIT.USAGE };
+    case "HOST_NOT_RUNNING":
+      return { hint: "start a daemon with `klbr serve` (in another terminal or as a service)", exit: EXIT.NOTHING_RAN };
+    case "HOST_ALREADY_RUNNING":
+      return { hint: "another klbr command is using this data directory: run `klbr serve` so commands share one host, or wait and retry", exit: EXIT.NOTHING_RAN };
+    case "HOST_STOPPING":
+      return { hint: "the host is stopping; run the command again once it has stopped", exit: EXIT.NOTHING_RAN };
+    case "CELL_TOO_LARGE":
+      return { hint: "split the cell, or put the data in a workspace file and read it from the cell", exit: EXIT.NOTHING_RAN };
+    case "SQLITE_NOTADB":
+    case "SQLITE_CORRUPT":
+      return { hint: `move ${db} aside (klbr init makes a new one), or choose another --data-dir`, exit: EXIT.UNAVAILABLE };
+    case "SQLITE_READONLY":
+    case "SQLITE_CANTOPEN":
+    case "SQLITE_PERM":
+      return { hint: `${db} cannot be written: check its permissions and its directory's, or choose another --data-dir`, exit: EXIT.UNAVAILABLE };
+    case "WORKER_SPAWN_FAILED":
+    case "PYTHON_NOT_FOUND":
+      return { hint: "set KLBR_PYTHON to a Python 3.11+ interpreter (or put python3 on PATH)", exit: EXIT.UNAVAILABLE };
+    case "WORKER_EXITED_EARLY":
+    case "WORKER_HANDSHAKE_TIMEOUT":
+      return { hint: "check that KLBR_PYTHON is Python 3.11+ and that KLBR_PYTHON_PATH (when set) holds the klbr package", exit: EXIT.UNAVAILABLE };
+    default:
+      break;
+  }
+  if (FILE_ERRNOS.has(code)) {
+    const what = code === "EEXIST" || code === "ENOTDIR" ? "is in the way (a file where a directory is needed?)" : "cannot be used";
+    return { hint: `${path} ${what}: fix it, or choose another --data-dir / KLBR_DATA_DIR`, exit: EXIT.UNAVAILABLE };
+  }
+  if (code.startsWith("SOURCE_") || code.startsWith("MANIFEST_")) return { hint: null, exit: EXIT.DATA };
+  return { hint: null, exit: EXIT.SOFTWARE };
+}
+
+/** The codes a user can act on; an error wrapping one (a reply error around a spawn failure) is reported as it. */
+const ACTIONABLE = /^(E[A-Z]+|SQLITE_\w+|WORKER_(SPAWN_FAILED|EXITED_EARLY|HANDSHAKE_TIMEOUT)|PYTHON_NOT_FOUND|HOST_\w+|CELL_TOO_LARGE|CLI_USAGE)$/;
+
+/** The error to report: the first in the cause chain whose code is actionable, else the outermost. */
+function reported(error: unknown): Coded {
+  const outer = (error instanceof Error ? error : new Error(String(error))) as Coded;
+  for (let e: unknown = outer, depth = 0; e instanceof Error && depth < 8; e = e.cause, depth++) {
+    const code = (e as Coded).code;
+    if (typeof code === "string" && ACTIONABLE.test(code)) return e as Coded;
+  }
+  return outer;
+}
+
+/** Turn any thrown value into its report; the code is never repeated inside the message. */
+export function describeFailure(error: unknown, ctx: FailureContext = {}): Failure {
+  const e = reported(error);
+  const code = typeof e.code === "string" && e.code !== "" ? e.code : "KLBR_INTERNAL";
+  let message = e.message;
+  // Node's errno messages ("EEXIST: file already exists, mkdir '/x'") and some coded errors lead with their code.
+  while (message.startsWith(`${code}: `) || message.startsWith(`${code} `)) message = message.slice(code.length + 1).trimStart();
+  // One line: multi-line messages (execa's) repeat the first line's cause below it.
+  message = message.split("\n")[0]!.trimEnd();
+  if (code.startsWith("SQLITE_") && ctx.database && !message.includes(ctx.database)) message += ` (${ctx.database})`;
+  const { hint, exit } = hintFor(code, e, ctx);
+  return { code, message, hint, exit };
+}
+
+/** Write a failure on stderr: one `klbr: CODE: message` line, then the hint line when there is one. */
+export function reportFailure(failure: Failure, err: NodeJS.WritableStream = process.stderr): void {
+  err.write(`klbr: ${failure.code}: ${failure.message}\n`);
+  if (failure.hint) err.write(`hint: ${failure.hint}\n`);
+}

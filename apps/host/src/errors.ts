@@ -6,6 +6,7 @@ export type HostErrorCode =
   | "CONTROL_SOCKET_PATH_TOO_LONG"
   | "CONTROL_PROTOCOL"
   | "CONTROL_REQUEST_FAILED"
+  | "SESSION_STOPPED"
   | "CLI_USAGE";
 
 /** A host or CLI failure with a stable code; the message names the offending value. */

@@ -12,6 +12,8 @@ export { HOST_MIGRATIONS_TABLE, hostMigrationsFolder, migrateHostDb, openSqlite,
 /** The log as `klbr log` prints it. */
 export { readLog, type LogEntry } from "./store/log-view";
 export { sessionAgenda, type SessionAgenda } from "./store/agenda";
+/** A session's pending peer requests in both directions (for the frontier block). */
+export { openPeerRequests, type OpenPeerRequest } from "./store/peer-requests";
 
 // Host requests
 /** The methods this host serves, and the families it answers `unsupported`. */

@@ -194,7 +194,7 @@ describe("inspection and instructions", () => {
   });
 
   test("methods not built answer unsupported with the method name", async () => {
-    const r = await cell("try:\n    await runtime.request('peer.list')\nexcept Exception as e:\n    out = (e.code, 'peer.list' in str(e))\nout");
+    const r = await cell("try:\n    await runtime.request('frontier.select')\nexcept Exception as e:\n    out = (e.code, 'frontier.select' in str(e))\nout");
     expect(resultOf(r)).toBe("('unsupported', True)");
   });
 });

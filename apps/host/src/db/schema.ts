@@ -215,3 +215,60 @@ export const orientationAdoptions = sqliteTable(
     index("orientation_adoptions_target").on(t.scopeKind, t.scopeSessionId, t.target, t.id),
   ],
 );
+
+/** Peers (C13): a session opened by another session of this host, with its own workbench. */
+export const peers = sqliteTable(
+  "peers",
+  {
+    /** The peer id the opener addresses it by. */
+    id: text("id").primaryKey(),
+    /** The peer's own session: its workbench, header and transcript. */
+    sessionId: text("session_id").notNull(),
+    openerSessionId: text("opener_session_id").notNull(),
+    openerExecutionId: text("opener_execution_id").notNull(),
+    mode: text("mode").notNull(),
+    evidence: text("evidence", { mode: "json" }).notNull(),
+    status: text("status", { enum: ["open", "stopping", "stopped"] }).notNull(),
+    openedAtMs: integer("opened_at_ms").notNull(),
+    /** Set by peer.stop: whether it drains (after the current cell) or hard-stops. */
+    stopDrain: integer("stop_drain", { mode: "boolean" }),
+    stopRequestedAtMs: integer("stop_requested_at_ms"),
+    /** How the stop ended: `drain`, `hard`, or `host_restart` when a crash cut a drain short. */
+    stoppedBy: text("stopped_by"),
+    stoppedAtMs: integer("stopped_at_ms"),
+  },
+  (t) => [uniqueIndex("peers_session").on(t.sessionId), index("peers_opener").on(t.openerSessionId, t.openedAtMs), index("peers_status").on(t.status)],
+);
+
+/** Peer requests (C13): one per (opener session, request id); answered or cancelled at most once. */
+export const peerRequests = sqliteTable(
+  "peer_requests",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    requestId: text("request_id").notNull(),
+    peerId: text("peer_id").notNull(),
+    fromSessionId: text("from_session_id").notNull(),
+    toSessionId: text("to_session_id").notNull(),
+    content: text("content").notNull(),
+    evidence: text("evidence", { mode: "json" }).notNull(),
+    status: text("status", { enum: ["pending", "answered", "cancelled"] }).notNull(),
+    /** The input event the request became in the peer's session. */
+    eventId: integer("event_id").notNull(),
+    sentByExecutionId: text("sent_by_execution_id").notNull(),
+    sentAtMs: integer("sent_at_ms").notNull(),
+    result: text("result", { mode: "json" }),
+    /** The input event the answer (or a cancel by the peer) became in the opener's session. */
+    resultEventId: integer("result_event_id"),
+    answeredByExecutionId: text("answered_by_execution_id"),
+    answeredAtMs: integer("answered_at_ms"),
+    /** Who cancelled: `opener`, `peer`, or `stop` (a peer.stop cancelled what was pending). */
+    cancelledBy: text("cancelled_by"),
+    cancelledByExecutionId: text("cancelled_by_execution_id"),
+    cancelledAtMs: integer("cancelled_at_ms"),
+  },
+  (t) => [
+    uniqueIndex("peer_requests_identity").on(t.fromSessionId, t.requestId),
+    index("peer_requests_to").on(t.toSessionId, t.status),
+    index("peer_requests_peer").on(t.peerId, t.status),
+  ],
+);

@@ -1,5 +1,8 @@
 import type { SessionActor } from "@klbr/header";
 import type { HostDb } from "../db/open";
+import type { PeerSignals } from "../runtime/peer-signals";
+import type { EventRow } from "../store/events";
+import type { WaitRow } from "../store/waits";
 
 /** A hook decision as the host saw it: the worker's validated value, or why there is none. */
 export type HookOutcome =
@@ -42,6 +45,19 @@ export interface HostServices {
   /** The session's unconsumed inputs, framed for the model, now consumed by a wake. */
   takePendingInputs(sessionId: string): string[];
   notify(notification: Notification): void;
+  /** Tell subscribers an input arrived and announce the waits it woke (the tail every input's path shares). */
+  announceInput(event: EventRow, woken: WaitRow[]): void;
+  /** Pin a new session's instruction header from the current sources. */
+  pinSession(sessionId: string): Promise<void>;
+  /** Whether a session's workbench runs no cell and has none queued. */
+  sessionIdle(sessionId: string): boolean;
+  /**
+   * Close a session for good: no cell starts there again; its workbench stops after the cell it
+   * runs (drain) or at once (hard stop). Resolves false when the host stopped first.
+   */
+  closeSession(sessionId: string, drain: boolean): Promise<boolean>;
+  /** In-cell waits on peer requests (peer.result with wait_ms). */
+  readonly peerSignals: PeerSignals;
 }
 
 /** Something subscribers (repl, log followers, a model driver) are told as it happens. */
@@ -51,7 +67,8 @@ export type Notification =
   | { type: "input"; session_id: string; event_id: number; source: string; attention: unknown; at_ms: number }
   | { type: "execution"; session_id: string; execution_id: string; status: string; at_ms: number }
   | { type: "hooks"; revision: string; epoch: number; at_ms: number }
-  | { type: "kernel.reset"; session_id: string; generation: string; skills: string | null; at_ms: number };
+  | { type: "kernel.reset"; session_id: string; generation: string; skills: string | null; at_ms: number }
+  | { type: "session.stopped"; session_id: string; drain: boolean; at_ms: number };
 
 /** Everything one request handler gets. */
 export interface RequestContext {

@@ -1,3 +1,4 @@
+import { canonicalMethod } from "@klbr/envelope";
 import { behaviorActivate } from "./behavior";
 import type { RequestContext } from "./context";
 import { ReplyError } from "./errors";
@@ -6,6 +7,7 @@ import { hooksDescribe, hooksList } from "./hooks";
 import { localSend } from "./local";
 import { maintenanceAssess, maintenanceOriginate } from "./maintenance";
 import { orientationAdopt, orientationCurrent, orientationStage } from "./orientation";
+import { peerCancel, peerGet, peerList, peerOpen, peerResult, peerSend, peerStop, peerSubmitResult } from "./peer";
 import { runtimeInspect, runtimeInstructions, runtimeWait } from "./runtime";
 import { skillsIndex, skillsLoad } from "./skills";
 import { workspaceInfo, workspaceRun } from "./workspace";
@@ -31,14 +33,28 @@ export const HANDLERS: Record<string, Handler> = {
   "orientation.stage": orientationStage,
   "orientation.current": orientationCurrent,
   "orientation.adopt": orientationAdopt,
+  "peer.open": peerOpen,
+  "peer.send": peerSend,
+  "peer.result": peerResult,
+  "peer.submit_result": peerSubmitResult,
+  "peer.cancel": peerCancel,
+  "peer.get": peerGet,
+  "peer.list": peerList,
+  "peer.stop": peerStop,
 };
 
 /** Families the spec names that this host does not build yet: answered, never faked. */
-export const UNSUPPORTED_PREFIXES = ["frontier.", "peer.", "agents.", "remote."];
+export const UNSUPPORTED_PREFIXES = ["frontier.", "remote."];
 
-/** Dispatch one validated host request to its handler. */
+/** The name a method is served and recorded under: an alias (`agents.open`, `peer.message`) becomes its canonical method. */
+export function canonicalName(method: string): string {
+  return canonicalMethod(method as never);
+}
+
+/** Dispatch one validated host request to its handler (aliases to their canonical method's). */
 export async function dispatch(ctx: RequestContext, request: { method: string } & Record<string, unknown>): Promise<unknown> {
-  const { method, ...params } = request;
+  const { method: asked, ...params } = request;
+  const method = canonicalName(asked);
   const handler = HANDLERS[method];
   if (handler) return handler(ctx, params as never);
   if (UNSUPPORTED_PREFIXES.some((p) => method.startsWith(p))) {

@@ -6,17 +6,18 @@ import { formatStamp, frameInput } from "@klbr/transcript";
 import { resolvePython, startWorker, type CellCompletion, type HostRequest, type HostRequestContext, type Worker } from "@klbr/supervisor";
 import { migrateHostDb, openSqlite, type HostDb } from "../db/open";
 import { dataLayout, defaultPythonDir, type DataLayout } from "../paths";
-import { dispatch } from "../requests";
+import { canonicalName, dispatch } from "../requests";
 import type { HookOutcome, HostServices, LiveExecution, Notification } from "../requests/context";
 import { ReplyError } from "../requests/errors";
 import { HostError } from "../errors";
-import { markConsumed, pendingInputs, recordInput, setAttention } from "../store/events";
+import { markConsumed, pendingInputs, recordInput, setAttention, type EventRow } from "../store/events";
 import { finishExecution, startExecution, type ExecutionRow, type ExecutionStatus } from "../store/executions";
 import { recordIncident } from "../store/incidents";
 import { lastKernelReset, recordKernelReset } from "../store/kernel";
 import { recordReply, recordRequest, requestStep } from "../store/requests";
 import { openWorkItems, workItemView } from "../store/work-items";
 import { adoptedScopes, currentSources } from "../store/orientation";
+import { allPeers, peerView, stoppedPeerSessions } from "../store/peers";
 import { wakeWait, wakeWaits, type WaitRow } from "../store/waits";
 import { BehaviourManager } from "./behaviour";
 import { HooksService, type HooksGeneration } from "./hooks-service";
@@ -24,6 +25,7 @@ import { acquireHostLock } from "./host-lock";
 import { newId } from "./ids";
 import { InstructionHeaders } from "./instructions";
 import { adoptedSources } from "./orientation-sources";
+import { PeerSignals } from "./peer-signals";
 import { recoverAfterCrash } from "./recovery";
 import { SkillsService } from "./skills-service";
 import { Workbench } from "./workbench";
@@ -85,6 +87,10 @@ export class Host implements HostServices {
   private readonly workbenches = new Map<string, Workbench>();
   private readonly listeners = new Set<(n: Notification) => void>();
   private readonly timers = new Set<NodeJS.Timeout>();
+  /** Sessions closed for good (stopped peers): no cell starts there again. */
+  private readonly closedSessions = new Set<string>();
+  /** In-cell waits on peer requests. */
+  readonly peerSignals = new PeerSignals();
   /** The replacement of a dead hooks worker under way, shared by every caller that found it dead. */
   private hooksRestart: Promise<void> | null = null;
   private stopping = false;
@@ -124,6 +130,7 @@ export class Host implements HostServices {
       host.behaviour.migrate();
       const recovered = recoverAfterCrash(host.db, host.now());
       for (const wait of recovered.openWaits) if (wait.deadlineMs !== null) host.scheduleWaitDeadline(wait.id, wait.deadlineMs);
+      for (const sessionId of stoppedPeerSessions(host.db)) host.closedSessions.add(sessionId);
       const gen = await host.behaviour.startActive();
       if (gen) host.hooks.install(gen);
       await host.ensureWorkbench(ROOT_SESSION, "host_start");
@@ -273,9 +280,12 @@ export class Host implements HostServices {
 
   /** Run one cell in a session's workbench and record it from start to end. */
   async execute(code: string, sessionId: string = ROOT_SESSION): Promise<ExecutionReport> {
+    this.refuseClosed(sessionId);
     const bench = await this.ensureWorkbench(sessionId, "session_start");
     const release = await bench.acquire();
     try {
+      // Checked again in the slot: a stop that came while this cell queued wins over it.
+      this.refuseClosed(sessionId);
       if (!bench.worker || bench.worker.state === "dead") await this.restartWorkbench(bench, "worker_died");
       const worker = bench.worker!;
       const live: LiveExecution = {
@@ -301,7 +311,7 @@ export class Host implements HostServices {
       }
       const row = this.recordCompletion(live, completion);
       this.notify({ type: "execution", session_id: sessionId, execution_id: live.id, status: row.status, at_ms: this.now() });
-      if (worker.state === "dead" && !this.stopping) {
+      if (worker.state === "dead" && !this.stopping && !this.closedSessions.has(sessionId)) {
         // The cell's record is closed already: a failed restart must not lose its report. The next
         // cell finds the worker dead and tries again.
         await this.restartWorkbench(bench, `after_${row.status}`).catch((error: Error) =>
@@ -336,14 +346,52 @@ export class Host implements HostServices {
     const effective = effectiveAttention(source, hook);
     const attention = { hook: hook.ok ? hook.value : { unavailable: hook.reason }, revision: hook.revision, effective };
     setAttention(this.db, event.id, attention);
-    this.notify({ type: "input", session_id: sessionId, event_id: event.id, source, attention, at_ms: receivedAtMs });
-    if (effective.action === "wake") {
-      const woken = wakeWaits(this.db, sessionId, `event:${event.id}`, this.now());
-      this.announceWakes(woken, `event:${event.id}`);
-    } else if (effective.action === "ignore") {
-      markConsumed(this.db, [event.id], this.now());
-    }
+    const woken = effective.action === "wake" ? wakeWaits(this.db, sessionId, `event:${event.id}`, this.now()) : [];
+    this.announceInput({ ...event, attention }, woken);
+    if (effective.action === "ignore") markConsumed(this.db, [event.id], this.now());
     return { event_id: event.id, attention };
+  }
+
+  /** The tail every input's path shares (operator input, peer requests and results): the input notification, then the wakes. */
+  announceInput(event: EventRow, woken: WaitRow[]): void {
+    this.notify({ type: "input", session_id: event.sessionId, event_id: event.id, source: event.source, attention: event.attention, at_ms: event.receivedAtMs });
+    this.announceWakes(woken, `event:${event.id}`);
+  }
+
+  /** Pin a new session's header from the current instruction sources (a peer's, at peer.open). */
+  async pinSession(sessionId: string): Promise<void> {
+    const index = await this.skills.reindex();
+    this.headers.observeGeneration(sessionId, (adopted) => this.skills.sources(index, adopted));
+  }
+
+  /** Whether a session's workbench runs no cell and has none queued. */
+  sessionIdle(sessionId: string): boolean {
+    const bench = this.workbenches.get(sessionId);
+    return !bench || bench.idle;
+  }
+
+  /**
+   * Close a session for good: refused for new cells from now; its workbench shut down after the
+   * cell it runs (drain), or hard-stopped at once, the running cell with it.
+   */
+  async closeSession(sessionId: string, drain: boolean): Promise<boolean> {
+    this.closedSessions.add(sessionId);
+    const bench = this.workbenches.get(sessionId);
+    if (bench) {
+      if (drain) {
+        const release = await bench.acquire();
+        try {
+          if (bench.worker && bench.worker.state !== "dead" && !this.stopping) await bench.worker.shutdown();
+        } finally {
+          release();
+        }
+      } else if (bench.worker && bench.worker.state !== "dead") {
+        await bench.worker.hardStop("peer.stop");
+      }
+    }
+    if (this.stopping) return false;
+    this.notify({ type: "session.stopped", session_id: sessionId, drain, at_ms: this.now() });
+    return true;
   }
 
   /** Workers, generations, epoch, skills revision and tails, for `klbr status`. */
@@ -369,7 +417,31 @@ export class Host implements HostServices {
       pending_inputs: pendingInputs(this.db, ROOT_SESSION).length,
       open_work_items: openWorkItems(this.db).map(workItemView),
       orientation: adoptedScopes(this.db).map((scope) => ({ scope, sources: currentSources(this.db, scope) })),
+      ...this.sessionsStatus(),
     };
+  }
+
+  /** Every session this host knows (the root, each peer, any other with a workbench) and every peer. */
+  private sessionsStatus(): { sessions: unknown[]; peers: unknown[] } {
+    const peers = allPeers(this.db);
+    const bySession = new Map(peers.map((p) => [p.sessionId, p]));
+    const ids = [ROOT_SESSION, ...peers.map((p) => p.sessionId), ...[...this.workbenches.keys()].filter((id) => id !== ROOT_SESSION && !bySession.has(id))];
+    const sessions = ids.map((id) => {
+      const peer = bySession.get(id);
+      const bench = this.workbenches.get(id);
+      return {
+        session_id: id,
+        kind: id === ROOT_SESSION ? "root" : peer ? "peer" : "session",
+        status: peer ? peer.status : "open",
+        peer_id: peer?.id ?? null,
+        opener_session_id: peer?.openerSessionId ?? null,
+        generation: bench?.generation ?? null,
+        state: bench ? (bench.worker?.state ?? "dead") : "not_started",
+        running: bench?.live?.id ?? null,
+        pending_inputs: pendingInputs(this.db, id).length,
+      };
+    });
+    return { sessions, peers: peers.map((p) => ({ ...peerView(this.db, p), opener_session_id: p.openerSessionId })) };
   }
 
   /** Stop every worker (their whole trees) and close the log. */
@@ -437,8 +509,9 @@ export class Host implements HostServices {
     const rowId = recordRequest(this.db, {
       executionId: ctx.executionId,
       requestId: ctx.requestId,
-      method: request.method,
-      request,
+      // Aliases are recorded under the canonical method name (C13).
+      method: canonicalName(request.method),
+      request: { ...request, method: canonicalName(request.method) },
       requestedAtMs: now,
     });
     try {
@@ -458,7 +531,7 @@ export class Host implements HostServices {
     } catch (error) {
       const code = error instanceof ReplyError ? error.code : "internal";
       recordReply(this.db, rowId, { kind: "error", code, message: (error as Error).message }, this.now());
-      if (!(error instanceof ReplyError)) recordIncident(this.db, "request.internal_error", { method: request.method, error: String(error) }, this.now());
+      if (!(error instanceof ReplyError)) recordIncident(this.db, "request.internal_error", { method: canonicalName(request.method), error: String(error) }, this.now());
       throw error instanceof ReplyError ? error : new ReplyError("internal", (error as Error).message);
     }
   }
@@ -530,6 +603,11 @@ export class Host implements HostServices {
       pinnedBy: new Set(),
       retired: false,
     };
+  }
+
+  /** A stopped peer's session runs no cell again: its workbench would come back to life. */
+  private refuseClosed(sessionId: string): void {
+    if (this.closedSessions.has(sessionId)) throw new HostError("SESSION_STOPPED", `session ${sessionId} is stopped (peer.stop); it runs no more cells`);
   }
 
   private refuseWhenStopping(what: string): void {

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
 import { migrateHostDb, openSqlite } from "../db/open";
 import { getExecution, startExecution } from "../store/executions";
+import { beginStop, getPeer, insertPeer } from "../store/peers";
 import { createWait, getWait } from "../store/waits";
 import { recoverAfterCrash } from "./recovery";
 
@@ -39,6 +40,19 @@ describe("recoverAfterCrash", () => {
     expect(() => recoverAfterCrash(db, 5_000)).toThrow();
     expect(getExecution(db, "ex-cut")).toMatchObject({ status: "running" });
     expect(getWait(db, "wait-due")).toMatchObject({ state: "waiting" });
+    sqlite.close();
+  });
+
+  test("a peer whose drain the crash cut short is stopped (its workbench is gone), an open one stays open", () => {
+    const { sqlite, db } = crashedLog();
+    for (const id of ["peer-a", "peer-b"]) {
+      insertPeer(db, { id, sessionId: id.replace("peer", "ps"), openerSessionId: "root", openerExecutionId: "ex-cut", mode: "independent", evidence: [], openedAtMs: 1_000 });
+    }
+    beginStop(db, "peer-a", { drain: true, atMs: 2_000 });
+    const r = recoverAfterCrash(db, 5_000);
+    expect(r.stopped).toEqual(["peer-a"]);
+    expect(getPeer(db, "peer-a")).toMatchObject({ status: "stopped", stoppedBy: "host_restart", stoppedAtMs: 5_000 });
+    expect(getPeer(db, "peer-b")).toMatchObject({ status: "open" });
     sqlite.close();
   });
 });

@@ -1,12 +1,15 @@
 import type { HostDb } from "../db/open";
 import { finishExecution, runningExecutions } from "../store/executions";
 import { recordIncident } from "../store/incidents";
+import { finishStop, stoppingPeers } from "../store/peers";
 import { openWaits, wakeDueWaits, type WaitRow } from "../store/waits";
 
 /** What a start found left over from a host that did not stop cleanly. */
 export interface Recovery {
   interrupted: string[];
   woken: WaitRow[];
+  /** Peers whose drain the crash cut short: their workbench is gone, so they are stopped now. */
+  stopped: string[];
   openWaits: WaitRow[];
 }
 
@@ -33,8 +36,10 @@ function recover(db: HostDb, nowMs: number): Recovery {
     interrupted.push(row.id);
   }
   const woken = wakeDueWaits(db, nowMs);
-  if (interrupted.length > 0 || woken.length > 0) {
-    recordIncident(db, "host.recovered", { interrupted, woken: woken.map((w) => w.id) }, nowMs);
+  // Their pending requests were cancelled when the stop was asked for, in that same transaction.
+  const stopped = stoppingPeers(db).map((peer) => (finishStop(db, peer.id, "host_restart", nowMs), peer.id));
+  if (interrupted.length > 0 || woken.length > 0 || stopped.length > 0) {
+    recordIncident(db, "host.recovered", { interrupted, woken: woken.map((w) => w.id), ...(stopped.length > 0 ? { stopped_peers: stopped } : {}) }, nowMs);
   }
-  return { interrupted, woken, openWaits: openWaits(db) };
+  return { interrupted, woken, stopped, openWaits: openWaits(db) };
 }

@@ -7,6 +7,8 @@ export class Workbench {
   live: LiveExecution | null = null;
   /** The tail of the foreground queue: one cell per workbench at a time, in arrival order. */
   private tail: Promise<void> = Promise.resolve();
+  /** Holders of the slot and those queued for it. */
+  private claims = 0;
 
   constructor(readonly sessionId: string) {}
 
@@ -23,13 +25,25 @@ export class Workbench {
     return live;
   }
 
+  /** Whether no cell holds the foreground slot or waits for it. */
+  get idle(): boolean {
+    return this.claims === 0;
+  }
+
   /** Wait for the foreground slot; resolves with a release function. */
   async acquire(): Promise<() => void> {
     const previous = this.tail;
     let release!: () => void;
+    this.claims += 1;
     this.tail = new Promise<void>((resolve) => (release = resolve));
     await previous;
-    return release;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.claims -= 1;
+      release();
+    };
   }
 
   /** Run one cell on the current worker with the live execution tracked for scope checks. */

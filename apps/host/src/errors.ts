@@ -7,7 +7,9 @@ export type HostErrorCode =
   | "CONTROL_PROTOCOL"
   | "CONTROL_REQUEST_FAILED"
   | "SESSION_STOPPED"
-  | "CLI_USAGE";
+  | "CLI_USAGE"
+  | "DATA_DIR_PERMISSIONS"
+  | "DATABASE_CORRUPT";
 
 /** A host or CLI failure with a stable code; the message names the offending value. */
 export class HostError extends Error {

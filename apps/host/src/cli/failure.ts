@@ -36,6 +36,9 @@ function hintFor(code: string, e: Coded, ctx: FailureContext): { hint: string | 
       return { hint: "the host is stopping; run the command again once it has stopped", exit: EXIT.NOTHING_RAN };
     case "CELL_TOO_LARGE":
       return { hint: "split the cell, or put the data in a workspace file and read it from the cell", exit: EXIT.NOTHING_RAN };
+    case "DATA_DIR_PERMISSIONS":
+      return { hint: `run klbr as the owner of ${ctx.dataDir ?? "the data directory"}, or choose another --data-dir`, exit: EXIT.UNAVAILABLE };
+    case "DATABASE_CORRUPT":
     case "SQLITE_NOTADB":
     case "SQLITE_CORRUPT":
       return { hint: `move ${db} aside (klbr init makes a new one), or choose another --data-dir`, exit: EXIT.UNAVAILABLE };
@@ -61,7 +64,7 @@ function hintFor(code: string, e: Coded, ctx: FailureContext): { hint: string | 
 }
 
 /** The codes a user can act on; an error wrapping one (a reply error around a spawn failure) is reported as it. */
-const ACTIONABLE = /^(E[A-Z]+|SQLITE_\w+|WORKER_(SPAWN_FAILED|EXITED_EARLY|HANDSHAKE_TIMEOUT)|PYTHON_NOT_FOUND|HOST_\w+|CELL_TOO_LARGE|CLI_USAGE)$/;
+const ACTIONABLE = /^(E[A-Z]+|SQLITE_\w+|WORKER_(SPAWN_FAILED|EXITED_EARLY|HANDSHAKE_TIMEOUT)|PYTHON_NOT_FOUND|HOST_\w+|DATA_DIR_PERMISSIONS|DATABASE_CORRUPT|CELL_TOO_LARGE|CLI_USAGE)$/;
 
 /** The error to report: the first in the cause chain whose code is actionable, else the outermost. */
 function reported(error: unknown): Coded {

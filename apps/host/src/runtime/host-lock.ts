@@ -1,63 +1,73 @@
-import { closeSync, openSync, readFileSync, unlinkSync, writeSync } from "node:fs";
+import { readFileSync, rmSync, truncateSync, writeFileSync } from "node:fs";
+import Database from "better-sqlite3";
 import { HostError } from "../errors";
 
-/** Whether a process with this pid exists (EPERM means it does, owned by someone else). */
-function alive(pid: number): boolean {
+/** SQLite's answers when another connection holds the lock. */
+const BUSY = new Set(["SQLITE_BUSY", "SQLITE_LOCKED"]);
+
+/** The informational file beside the lock naming the holder's pid (the lock itself cannot be read while held). */
+export function holderFile(lockFile: string): string {
+  return `${lockFile}.pid`;
+}
+
+function holderOf(lockFile: string): string {
   try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
+    const pid = readFileSync(holderFile(lockFile), "utf8").trim();
+    return /^[1-9][0-9]*$/.test(pid) ? `pid ${pid}` : "pid unknown";
+  } catch {
+    return "pid unknown";
   }
 }
 
-/** Locks this process holds: a lock file naming our pid but not in here was left by an earlier process that had our pid. */
-const held = new Set<string>();
-
-function holderOf(file: string): number | null {
+/**
+ * Hold an exclusive SQLite lock (fcntl under the hood) on `file` for as long as the connection
+ * lives: the OS drops it when the process dies, kill -9 included, so a stale lock needs no
+ * takeover and two starters can never both win. The file is never removed: unlinking a lock
+ * file lets a late starter lock a fresh inode beside the live one.
+ */
+function lockExclusively(file: string): Database.Database {
+  const db = new Database(file, { timeout: 0 });
   try {
-    const pid = Number(readFileSync(file, "utf8").trim());
-    return Number.isSafeInteger(pid) && pid > 0 ? pid : null;
-  } catch {
-    return null;
+    db.pragma("locking_mode = EXCLUSIVE");
+    db.pragma("journal_mode = MEMORY");
+    // The first write takes the EXCLUSIVE lock; in this locking mode it is never given back.
+    db.exec("BEGIN EXCLUSIVE; CREATE TABLE IF NOT EXISTS host_lock (held INTEGER); COMMIT;");
+    return db;
+  } catch (error) {
+    db.close();
+    throw error;
   }
 }
 
 /**
  * Take the data directory's host lock: one host (daemon or embedded) per data directory, taken
  * before crash recovery, which would otherwise close a live host's running cells and wake its
- * waits. A lock whose holder is gone (kill -9) is stale and taken over. Returns the release.
+ * waits. Returns the release.
  */
-export function acquireHostLock(file: string): () => void {
-  for (let attempt = 0; attempt < 3; attempt++) {
-    let fd: number;
-    try {
-      fd = openSync(file, "wx", 0o600);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-      const holder = holderOf(file);
-      const live = holder === process.pid ? held.has(file) : holder !== null && alive(holder);
-      if (live) {
-        throw new HostError("HOST_ALREADY_RUNNING", `a klbr host (pid ${holder}) already uses this data directory (${file})`);
-      }
-      try {
-        unlinkSync(file); // stale: its holder is gone
-      } catch {
-        /* another starter removed it first; try again */
-      }
-      continue;
+export function acquireHostLock(file: string, legacyCleared = false): () => void {
+  let db: Database.Database;
+  try {
+    db = lockExclusively(file);
+  } catch (error) {
+    const code = (error as { code?: string }).code ?? "";
+    if (BUSY.has(code)) {
+      throw new HostError("HOST_ALREADY_RUNNING", `a klbr host (${holderOf(file)}) already uses this data directory (${file} is locked)`);
     }
-    writeSync(fd, `${process.pid}\n`);
-    closeSync(fd);
-    held.add(file);
-    return () => {
-      if (!held.delete(file) || holderOf(file) !== process.pid) return;
-      try {
-        unlinkSync(file);
-      } catch {
-        /* already gone */
-      }
-    };
+    if (code !== "SQLITE_NOTADB" || legacyCleared) throw error;
+    // A pid file an older klbr left: emptied in place (same inode, so a holder's lock stays valid).
+    truncateSync(file, 0);
+    return acquireHostLock(file, true);
   }
-  throw new HostError("HOST_ALREADY_RUNNING", `could not take the host lock ${file}: other hosts keep starting`);
+  try {
+    writeFileSync(holderFile(file), `${process.pid}\n`, { mode: 0o600 });
+  } catch {
+    /* the pid only makes a second host's message more helpful */
+  }
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    if (holderOf(file) === `pid ${process.pid}`) rmSync(holderFile(file), { force: true });
+    db.close();
+  };
 }

@@ -4,7 +4,8 @@ import type Database from "better-sqlite3";
 import type { SessionActor } from "@klbr/header";
 import { formatStamp, frameInput } from "@klbr/transcript";
 import { resolvePython, startWorker, type CellCompletion, type HostRequest, type HostRequestContext, type Worker } from "@klbr/supervisor";
-import { migrateHostDb, openSqlite, type HostDb } from "../db/open";
+import { migrateHostDb, openHostDatabase, type HostDb } from "../db/open";
+import { secureDataDir } from "../db/secure";
 import { dataLayout, defaultPythonDir, type DataLayout } from "../paths";
 import { canonicalName, dispatch } from "../requests";
 import type { HookOutcome, HostServices, LiveExecution, Notification } from "../requests/context";
@@ -103,9 +104,10 @@ export class Host implements HostServices {
     this.pythonDir = options.pythonDir ?? defaultPythonDir();
     this.python = options.python ?? resolvePython();
     for (const dir of [this.dataDir, this.layout.releases, this.layout.managedSkills]) mkdirSync(dir, { recursive: true, mode: 0o700 });
+    secureDataDir(this.dataDir);
     this.releaseLock = acquireHostLock(this.layout.lock);
     try {
-      this.sqlite = openSqlite(this.layout.database);
+      this.sqlite = openHostDatabase(this.layout.database);
       this.db = migrateHostDb(this.sqlite);
     } catch (error) {
       this.releaseLock();

@@ -9,8 +9,10 @@ export async function initCommand(opts: CommonOptions & { json?: boolean }): Pro
   const layout = dataLayout(dataDirOf(opts));
   for (const dir of [layout.dataDir, layout.releases, layout.managedSkills]) mkdirSync(dir, { recursive: true, mode: 0o700 });
   const { openActivationStore } = await import("@klbr/activation");
-  const { migrateHostDb, openSqlite } = await import("../../db/open");
-  const sqlite = openSqlite(layout.database);
+  const { migrateHostDb, openHostDatabase } = await import("../../db/open");
+  const { secureDataDir } = await import("../../db/secure");
+  secureDataDir(layout.dataDir);
+  const sqlite = openHostDatabase(layout.database);
   try {
     migrateHostDb(sqlite);
     openActivationStore(sqlite).migrate();

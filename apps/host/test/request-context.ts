@@ -1,0 +1,81 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { migrateHostDb, type HostDb } from "../src/db/open";
+import type { HookOutcome, HostServices, LiveExecution, Notification, RequestContext } from "../src/requests/context";
+import { startExecution } from "../src/store/executions";
+
+/** A handler's world without a worker: a migrated in-memory log, a fixed clock, recorded notifications. */
+export interface TestWorld {
+  ctx: RequestContext;
+  host: HostServices;
+  live: LiveExecution;
+  db: HostDb;
+  sqlite: Database.Database;
+  notes: Notification[];
+  /** Deadlines the handler asked to be scheduled. */
+  deadlines: Array<{ waitId: string; deadlineMs: number }>;
+  /** Hook invocations, in order. */
+  hookCalls: Array<{ slot: string; input: unknown }>;
+  dataDir: string;
+  workspace: string;
+  setNow(ms: number): void;
+  close(): void;
+}
+
+/** The host clock tests start at (2027-01-15T08:00:00Z). */
+export const T0 = 1_800_000_000_000;
+
+/** Build a request context over a fresh log; `host` overrides any service, `live` the foreground cell. */
+export function testWorld(opts: { host?: Partial<HostServices>; live?: Partial<LiveExecution>; hook?: HookOutcome } = {}): TestWorld {
+  const dir = mkdtempSync("/tmp/klbr-rq-");
+  const dataDir = join(dir, "data");
+  const workspace = join(dir, "ws");
+  const sqlite = new Database(":memory:");
+  const db = migrateHostDb(sqlite);
+  let now = T0;
+  let ids = 0;
+  const notes: Notification[] = [];
+  const deadlines: TestWorld["deadlines"] = [];
+  const hookCalls: TestWorld["hookCalls"] = [];
+  const host: HostServices = {
+    workspace,
+    dataDir,
+    db,
+    now: () => now,
+    newId: (prefix) => `${prefix}-${++ids}`,
+    invokeHook: async (_live, slot, input) => {
+      hookCalls.push({ slot, input });
+      return opts.hook ?? { ok: true, value: { action: "allow" }, revision: "rev-1" };
+    },
+    hooksInfo: () => null,
+    skillsIndex: () => ({ revision: null, ids: [], refused: [] }),
+    loadSkill: () => undefined,
+    instructions: () => ({ text: "" }),
+    inspect: (sessionId) => ({ session_id: sessionId }),
+    activate: async () => ({}),
+    scheduleWaitDeadline: (waitId, deadlineMs) => void deadlines.push({ waitId, deadlineMs }),
+    takePendingInputs: () => [],
+    notify: (n) => void notes.push(n),
+    ...opts.host,
+  };
+  const live: LiveExecution = { id: "ex-1", sessionId: "root", generation: "g-1", yielded: false, ended: false, hooksPin: null, ...opts.live };
+  startExecution(db, { id: live.id, sessionId: live.sessionId, generation: live.generation, code: "pass", startedAtMs: now });
+  return {
+    ctx: { host, live, requestId: "rq-1" },
+    host,
+    live,
+    db,
+    sqlite,
+    notes,
+    deadlines,
+    hookCalls,
+    dataDir,
+    workspace,
+    setNow: (ms) => void (now = ms),
+    close: () => {
+      sqlite.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}

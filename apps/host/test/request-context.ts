@@ -52,6 +52,7 @@ export function testWorld(opts: { host?: Partial<HostServices>; live?: Partial<L
     skillsIndex: () => ({ revision: null, ids: [], refused: [] }),
     loadSkill: () => undefined,
     instructions: () => ({ text: "" }),
+    reviseInstructions: () => null,
     inspect: (sessionId) => ({ session_id: sessionId }),
     activate: async () => ({}),
     scheduleWaitDeadline: (waitId, deadlineMs) => void deadlines.push({ waitId, deadlineMs }),

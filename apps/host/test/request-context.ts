@@ -39,7 +39,7 @@ export function testWorld(opts: { host?: Partial<HostServices>; live?: Partial<L
   const deadlines: TestWorld["deadlines"] = [];
   const hookCalls: TestWorld["hookCalls"] = [];
   // Cast: HostServices grows as families land; a service a test does not provide fails when called.
-  const host = {
+  const host = ({
     workspace,
     dataDir,
     db,
@@ -60,7 +60,7 @@ export function testWorld(opts: { host?: Partial<HostServices>; live?: Partial<L
     takePendingInputs: () => [],
     notify: (n) => void notes.push(n),
     ...opts.host,
-  } as unknown as HostServices;
+  } satisfies Partial<HostServices>) as unknown as HostServices;
   const live: LiveExecution = { id: "ex-1", sessionId: "root", generation: "g-1", yielded: false, ended: false, hooksPin: null, ...opts.live };
   startExecution(db, { id: live.id, sessionId: live.sessionId, generation: live.generation, code: "pass", startedAtMs: now });
   return {

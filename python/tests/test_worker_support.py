@@ -60,6 +60,7 @@ class FakeHost:
         token: str | None = TOKEN,
         extra_env: dict[str, str] | None = None,
         accept: bool = True,
+        token_stdin: bool = False,
     ) -> None:
         self.dir = tempfile.mkdtemp(dir="/tmp", prefix="kw")
         self.path = os.path.join(self.dir, "s")
@@ -75,18 +76,24 @@ class FakeHost:
             argv += ["--source", source]
         if skills is not None:
             argv += ["--skills", skills]
+        if token_stdin:
+            argv.append("--token-stdin")
         env = {k: v for k, v in os.environ.items() if k != "KLBR_WORKER_TOKEN"}
         env["PYTHONPATH"] = str(PYTHON_DIR)
-        if token is not None:
+        if token is not None and not token_stdin:
             env["KLBR_WORKER_TOKEN"] = token
         env.update(extra_env or {})
         self.stdout_path = os.path.join(self.dir, "stdout")
         self.stderr_path = os.path.join(self.dir, "stderr")
         with open(self.stdout_path, "wb") as out, open(self.stderr_path, "wb") as err:
             self.proc = subprocess.Popen(
-                argv, cwd=self.dir, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
-                start_new_session=True,
+                argv, cwd=self.dir, env=env, stdin=subprocess.PIPE if token_stdin else subprocess.DEVNULL,
+                stdout=out, stderr=err, start_new_session=True,
             )
+        if token_stdin and token is not None:
+            assert self.proc.stdin is not None
+            self.proc.stdin.write(token.encode() + b"\n")
+            self.proc.stdin.flush()
         self.conn: socket.socket | None = None
         self.decoder = FrameDecoder()
         self.backlog: list[dict] = []

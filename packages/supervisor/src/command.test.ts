@@ -32,6 +32,16 @@ describe("workerCommand", () => {
     expect(cmd.env).toEqual({ KLBR_WORKER_TOKEN: "t", KLBR_TREE: tag.value, OTHER: "1" });
   });
 
+  it("a transport gets the far socket in --socket, wraps the argv, and keeps the token out of the environment", () => {
+    const transport = { socketPath: "/far/r.sock", wrap: (argv: string[], local: string) => ["ssh", "-R", `/far/r.sock:${local}`, "host", argv.join(" ")] };
+    const cmd = workerCommand({ ...base, role: "workbench", command: ["python3", "-m", "klbr.worker", "--token-stdin"], env: { KLBR_WORKER_TOKEN: "x" }, transport }, "/tmp/d/w.sock", "tok", tag, undefined, {});
+    expect(cmd).toEqual({
+      file: "ssh",
+      args: ["-R", "/far/r.sock:/tmp/d/w.sock", "host", "python3 -m klbr.worker --token-stdin --socket /far/r.sock --role workbench --session s1 --generation g1"],
+      env: { KLBR_TREE: tag.value },
+    });
+  });
+
   it("refuses an empty command", () => {
     expect(() => workerCommand({ ...base, command: [] }, "/s", "t", tag, undefined, {})).toThrow(/\[\]/);
   });

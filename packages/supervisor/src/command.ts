@@ -18,6 +18,8 @@ export interface WorkerCommand {
  * the socket, role and identity flags, `--skills` and `--source` when given; the token in
  * KLBR_WORKER_TOKEN; the generation's tree tag (KLBR_TREE), which every descendant inherits;
  * `pythonPath` prepended to PYTHONPATH. Neither the token nor the tag can be set through `env`.
+ * With a `transport`, the worker is given the transport's socket path and its argv is wrapped;
+ * the token is then left out of the environment (it is written on stdin).
  */
 export function workerCommand(
   opts: StartWorkerOptions,
@@ -29,7 +31,8 @@ export function workerCommand(
 ): WorkerCommand {
   const [file, ...base] = opts.command ?? [resolvePython(), "-m", "klbr.worker"];
   if (!file) throw new RangeError(`command must name a program, got ${JSON.stringify(opts.command)}`);
-  const args = [...base, "--socket", socketPath, "--role", opts.role, "--session", opts.sessionId, "--generation", opts.generation];
+  const transport = opts.transport;
+  const args = [...base, "--socket", transport?.socketPath ?? socketPath, "--role", opts.role, "--session", opts.sessionId, "--generation", opts.generation];
   if (skillsFile !== undefined) args.push("--skills", skillsFile);
   if (opts.sourceDir !== undefined) args.push("--source", opts.sourceDir);
   const pythonPath = [...(opts.pythonPath ?? [])];
@@ -37,5 +40,10 @@ export function workerCommand(
   if (inherited) pythonPath.push(inherited);
   const env: Record<string, string> = { ...opts.env, [TOKEN_ENV]: token, [tree.name]: tree.value };
   if (pythonPath.length > 0) env.PYTHONPATH = pythonPath.join(":");
-  return { file, args, env };
+  if (!transport) return { file, args, env };
+  // The token travels on stdin (see WorkerTransport), never in the environment of the command.
+  delete env[TOKEN_ENV];
+  const [wrapped, ...wrappedArgs] = transport.wrap([file, ...args], socketPath);
+  if (!wrapped) throw new RangeError("transport.wrap must return a program");
+  return { file: wrapped, args: wrappedArgs, env };
 }

@@ -9,6 +9,7 @@ export type {
   HostRequestHandler,
   StartWorkerOptions,
   StrayRequestHandler,
+  WorkerTransport,
   Worker,
   WorkerRole,
   WorkerState,

@@ -53,6 +53,23 @@ export interface StartWorkerOptions {
   onStrayHostRequest?: StrayRequestHandler;
   /** Run the worker inside a wrapper (bwrap): a command prefix, and whether it makes a pid namespace. */
   sandbox?: WorkerSandbox;
+  /** The worker is reached through another command (ssh to a remote keeper): see {@link WorkerTransport}. */
+  transport?: WorkerTransport;
+}
+
+/**
+ * How a worker that is not the host's own child is reached: a command (ssh) stands between the
+ * two and forwards the worker's socket connection to the host's local one. The spawned process's
+ * stdin is a pipe kept open, read by the far side's keeper (`python -m klbr.worker --token-stdin`):
+ * its first line is the token (so the token is in no environment and no argv here), then `int`
+ * is the SIGINT rung of the interrupt ladder. The hard stop kills the local command as for any
+ * worker, which ends that stdin: the keeper's hard stop of the far side's tree.
+ */
+export interface WorkerTransport {
+  /** The path the worker is given in `--socket`: the far end of the forward. */
+  socketPath: string;
+  /** The argv to spawn, from the worker's own argv (`command`, then the flags) and the host's local socket path. */
+  wrap(workerArgv: string[], localSocket: string): string[];
 }
 
 /** Options of {@link Worker.execute}. */

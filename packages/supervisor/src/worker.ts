@@ -147,6 +147,8 @@ class WorkerProcess implements Worker {
   #treeKill: Promise<unknown> | undefined;
   /** The namespace init and the worker under it, when the sandbox gives the worker a pid namespace. */
   #ns: NamespaceProcs | undefined;
+  /** The transport's control pipe (the spawned command's stdin), when there is a transport. */
+  #control: NodeJS.WritableStream | undefined;
 
   constructor(
     opts: StartWorkerOptions,
@@ -214,10 +216,11 @@ class WorkerProcess implements Worker {
       this.#failHandshake(new SupervisorError("WORKER_PROTOCOL", `the worker's listening socket failed: ${err.message}`, { cause: err }));
     });
 
+    const transport = this.#opts.transport !== undefined;
     const subprocess = execa(file, args, {
       detached: true,
       cleanup: false,
-      stdin: "ignore",
+      stdin: transport ? "pipe" : "ignore",
       stdout: "pipe",
       stderr: "pipe",
       buffer: false,
@@ -239,6 +242,12 @@ class WorkerProcess implements Worker {
       });
     }
     this.#pid = subprocess.pid;
+    if (transport && subprocess.stdin) {
+      // The command may die before reading it (EPIPE): its exit tells the story, not this stream.
+      subprocess.stdin.on("error", () => undefined);
+      subprocess.stdin.write(`${this.#token}\n`);
+      this.#control = subprocess.stdin;
+    }
     // Not reaped before this synchronous code ends, so the pid is still ours: record its start
     // time, and no tree kill after the reap can hit a process that reused the pid.
     recordRoot(this.#pid, this.#known);
@@ -603,7 +612,8 @@ class WorkerProcess implements Worker {
     if (await op.endsWithin(this.#config.interruptGraceMs)) return outcome();
     op.rung = "sigint";
     // Once the exit is observed the pid is reaped (and may be reused): the exit path settles the operation.
-    if (this.#exit === undefined) {
+    if (this.#control) this.#control.write("int\n");
+    else if (this.#exit === undefined) {
       // In a pid namespace the spawned process is the sandbox's, not the worker: the worker gets it.
       if (this.#ns) signalPinned(this.#ns.worker, "SIGINT");
       else {

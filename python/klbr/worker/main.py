@@ -4,6 +4,9 @@ Order of startup: take the token out of the environment (before anything else ca
 a child can inherit it), become a child subreaper, load the skills file (which it deletes) and,
 for the hooks role, the behaviour source, then connect, send ``hello`` and serve.
 
+With ``--token-stdin`` the process is a keeper instead (:mod:`klbr.worker.keeper`): the token is
+the first line of stdin, and the worker runs as its child.
+
 Exit codes: 0 after ``shutdown`` or a clean EOF; 1 when startup fails; 2 on a protocol error
 from the host. Every failure prints one ``klbr.worker: ...`` line on stderr.
 """
@@ -33,6 +36,11 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--generation", required=True, help="generation id of every envelope")
     parser.add_argument("--skills", help="skills.json to install (read and deleted before connecting)")
     parser.add_argument("--source", help="behaviour source root (hooks role)")
+    parser.add_argument(
+        "--token-stdin",
+        action="store_true",
+        help="read the token as the first line of stdin and keep the worker (see klbr.worker.keeper)",
+    )
     return parser.parse_args(argv)
 
 
@@ -87,8 +95,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     token = os.environ.pop(TOKEN_ENV, None)
     # SIGINT only ever means "interrupt the running cell"; until the worker serves, it means nothing.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    argv = list(sys.argv[1:] if argv is None else argv)
     args = parse_args(argv)
     try:
+        if args.token_stdin:
+            from .keeper import keep
+
+            return keep(argv, TOKEN_ENV)
         return _start(token, args)
     except WorkerError as error:
         sys.stderr.write(f"klbr.worker: {error}\n")

@@ -1,0 +1,57 @@
+import { describe, expect, it } from "vitest";
+import * as api from "./index.js";
+
+describe("public API", () => {
+  it("exports exactly these names", () => {
+    expect(Object.keys(api).sort()).toEqual(
+      [
+        "KEEPER_PID_PREFIX",
+        "MAX_WORKDIR_BYTES",
+        "RemoteError",
+        "bundleDigest",
+        "collectRuntime",
+        "encodeBundle",
+        "ensureRuntime",
+        "findTarget",
+        "installScript",
+        "isRemoteError",
+        "keeperPid",
+        "parseTarget",
+        "parseTargets",
+        "probeTarget",
+        "readTargets",
+        "remoteWorkerCommand",
+        "shellJoin",
+        "shellQuote",
+        "sshArgv",
+        "sshFailure",
+        "sshRun",
+        "startRemoteWorker",
+        "targetsPath",
+        "withTarget",
+        "withoutTarget",
+        "writeTargets",
+      ].sort(),
+    );
+  });
+
+  it("reads the keeper's pid line and builds the remote command with the runtime on PYTHONPATH", () => {
+    expect(api.keeperPid("noise\nklbr.keeper pid=4242\nmore")).toBe(4242);
+    expect(api.keeperPid("klbr.keeper pid=12")).toBeNull();
+    const target = api.parseTarget({ name: "t", ssh: { host: "h", port: 22, known_hosts: "/kh" }, workdir: "/srv/my work" });
+    const runtime = { digest: "d", dir: "/srv/my work/klbr-d", copied: false, python: "3.11.2" };
+    expect(api.remoteWorkerCommand(target, runtime, ["python3", "-m", "klbr.worker", "--token-stdin"])).toBe(
+      "cd '/srv/my work' && exec env 'PYTHONPATH=/srv/my work/klbr-d' python3 -m klbr.worker --token-stdin",
+    );
+  });
+
+  it("the bundle digest is the spec's source identity, names sorted by UTF-8 bytes", () => {
+    const files = [{ path: "klbr/b.py", data: Buffer.from("b") }, { path: "klbr/a.py", data: Buffer.from("a") }];
+    expect(api.bundleDigest(files)).toBe(api.bundleDigest([...files].reverse()));
+    expect(api.bundleDigest(files)).toMatch(/^[0-9a-f]{64}$/);
+    // Pinned against python/klbr/remote_install.py's bundle_digest for the same two files.
+    expect(api.bundleDigest(files)).toBe(PINNED);
+  });
+});
+
+const PINNED = "ce422dece5b53b3256dfb64a2439eb20d02af421ab04988e6630738b74be1d3f";

@@ -1,0 +1,165 @@
+import { rmSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { isLive, startTestSshd } from "../../../test-support/sshd.js";
+import {
+  collectRuntime,
+  ensureRuntime,
+  installScript,
+  isRemoteError,
+  parseTarget,
+  probeTarget,
+  startRemoteWorker,
+  type RemoteWorker,
+  type Target,
+} from "../src/index.js";
+
+const PYTHON_DIR = fileURLToPath(new URL("../../../python", import.meta.url));
+const { sshd, skip } = await startTestSshd();
+if (skip) console.warn(skip);
+
+afterAll(async () => {
+  await sshd?.stop();
+});
+
+/** Poll until `check` holds (bounded generously: this box is shared and loaded). */
+async function until(check: () => boolean, timeoutMs = 15_000): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (check()) return true;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  return check();
+}
+
+async function codeOf(promise: Promise<unknown>): Promise<string> {
+  try {
+    await promise;
+  } catch (error) {
+    if (isRemoteError(error)) return error.code;
+    throw error;
+  }
+  return "resolved";
+}
+
+let seq = 0;
+
+describe.skipIf(!sshd)("remote workers over a real sshd on loopback", () => {
+  const bundle = collectRuntime(PYTHON_DIR);
+  const script = installScript(PYTHON_DIR);
+  const target = (): Target => parseTarget(sshd!.target("loop", `${sshd!.dir}/w${++seq}`));
+
+  const started: RemoteWorker[] = [];
+  afterEach(async () => {
+    // A failed test must not leave its worker to fail the next one's "nothing left" check.
+    await Promise.all(started.splice(0).map((r) => r.worker.hardStop("test_cleanup")));
+  });
+
+  async function start(t: Target = target()): Promise<RemoteWorker> {
+    const runtime = await ensureRuntime(t, bundle, script);
+    const remote = await startRemoteWorker({ target: t, runtime, sessionId: "root", generation: `rg-${seq}`, interruptGraceMs: 300, sigintGraceMs: 2000 });
+    started.push(remote);
+    return remote;
+  }
+
+  /** Nothing of the remote worker is left: its pid, and any process under the test sshd. */
+  async function nothingLeft(remote: RemoteWorker): Promise<void> {
+    await remote.worker.exited;
+    expect(await until(() => !isLive(remote.remotePid))).toBe(true);
+    expect(await until(() => sshd!.descendants().length === 0)).toBe(true);
+  }
+
+  it("target test: connects, reports the remote python and the round trip", async () => {
+    const probe = await probeTarget(target());
+    expect(probe.python).toMatch(/^3\.\d+\.\d+$/);
+    expect(probe.python_ok).toBe(true);
+    expect(probe.round_trip_ms).toBeGreaterThan(0);
+  });
+
+  it("copies the runtime only when its digest is absent", async () => {
+    const t = target();
+    const cold = await ensureRuntime(t, bundle, script);
+    expect(cold).toMatchObject({ digest: bundle.digest, dir: `${t.workdir}/klbr-${bundle.digest}`, copied: true });
+    const warm = await ensureRuntime(t, bundle, script);
+    expect(warm.copied).toBe(false);
+    rmSync(t.workdir, { recursive: true, force: true });
+  });
+
+  it("runs cells with state kept, interrupts a busy loop, and closes leaving nothing", async () => {
+    const remote = await start();
+    expect(remote.remotePid).toBeGreaterThan(1);
+    expect(remote.remotePid).not.toBe(remote.worker.pid);
+    const first = await remote.worker.execute("import os\nx = 41\nos.getpid()");
+    expect(first).toMatchObject({ kind: "cell", status: "ok", output: [{ stream: "result", text: String(remote.remotePid) }] });
+    const second = await remote.worker.execute("x + 1");
+    expect(second).toMatchObject({ status: "ok", output: [{ stream: "result", text: "42" }] });
+    const busy = remote.worker.execute("while True:\n    pass", { id: "busy-1" });
+    await new Promise((r) => setTimeout(r, 200));
+    const outcome = await remote.worker.interrupt("busy-1");
+    // The worker turns the interrupt message into KeyboardInterrupt itself; the keeper's SIGINT
+    // is the next rung, for code the message cannot reach.
+    expect(["message", "sigint"]).toContain(outcome.rung);
+    expect(await busy).toMatchObject({ kind: "cell", status: "interrupted" });
+    expect(await remote.worker.execute("x")).toMatchObject({ status: "ok", output: [{ text: "41" }] });
+    const exit = await remote.worker.shutdown();
+    expect(exit.reason).toBe("shutdown");
+    await nothingLeft(remote);
+  });
+
+  it("killing the local ssh invalidates the generation and the remote tree goes with it", async () => {
+    const remote = await start();
+    const escapee = await remote.worker.execute("import subprocess\nsubprocess.Popen(['sleep', '600'], start_new_session=True).pid");
+    const grandchild = Number((escapee as { output: Array<{ text: string }> }).output[0]!.text);
+    expect(isLive(grandchild)).toBe(true);
+    const running = remote.worker.execute("import time\ntime.sleep(600)");
+    process.kill(remote.worker.pid, "SIGKILL");
+    expect(await running).toMatchObject({ kind: "failed", source: "host" });
+    expect((await remote.worker.exited).reason).toBe("worker_exited");
+    await nothingLeft(remote);
+    expect(isLive(grandchild)).toBe(false);
+  });
+
+  it("killing sshd's session drops the connection: invalidated, nothing left", async () => {
+    const remote = await start();
+    const session = sshd!.sessionOf(remote.remotePid);
+    expect(session).not.toBeNull();
+    const running = remote.worker.execute("import time\ntime.sleep(600)");
+    process.kill(session!, "SIGKILL");
+    expect(await running).toMatchObject({ kind: "failed", source: "host" });
+    await nothingLeft(remote);
+  });
+
+  it("kill -9 of the remote worker ends the generation and leaves nothing", async () => {
+    const remote = await start();
+    const running = remote.worker.execute("import time\ntime.sleep(600)");
+    process.kill(remote.remotePid, "SIGKILL");
+    expect(await running).toMatchObject({ kind: "failed", source: "host", reason: "worker_exited" });
+    await nothingLeft(remote);
+  });
+
+  it("the SIGINT rung reaches a cell that ignores the interrupt message, through the keeper", async () => {
+    const remote = await start();
+    // The cell swallows the first KeyboardInterrupt (the message rung's) and keeps going; the
+    // second one (SIGINT through the keeper's "int" line) ends it.
+    const code = "import time\ntry:\n    while True: time.sleep(0.01)\nexcept KeyboardInterrupt:\n    pass\nwhile True: time.sleep(0.01)";
+    const cell = remote.worker.execute(code, { id: "stubborn" });
+    await new Promise((r) => setTimeout(r, 300));
+    const outcome = await remote.worker.interrupt("stubborn");
+    expect(outcome.rung).toBe("sigint");
+    expect(await cell).toMatchObject({ kind: "cell", status: "interrupted" });
+    expect(await remote.worker.execute("1 + 1")).toMatchObject({ status: "ok", output: [{ text: "2" }] });
+  });
+
+  it("a wrong host key is REMOTE_HOST_KEY_MISMATCH before anything runs there", async () => {
+    const t = parseTarget({ ...sshd!.target("loop", `${sshd!.dir}/wk`), ssh: { ...sshd!.target("loop").ssh, known_hosts: sshd!.wrongKnownHosts } });
+    expect(await codeOf(probeTarget(t))).toBe("REMOTE_HOST_KEY_MISMATCH");
+    expect(await codeOf(ensureRuntime(t, bundle, script))).toBe("REMOTE_HOST_KEY_MISMATCH");
+    expect(await until(() => sshd!.descendants().length === 0)).toBe(true);
+  });
+
+  it("an interpreter that does not exist there is REMOTE_PYTHON_MISSING", async () => {
+    const t = parseTarget({ ...sshd!.target("loop", `${sshd!.dir}/wp`), python: "/nonexistent/python3" });
+    expect(await codeOf(probeTarget(t))).toBe("REMOTE_PYTHON_MISSING");
+    expect(await codeOf(ensureRuntime(t, bundle, script))).toBe("REMOTE_PYTHON_MISSING");
+  });
+});

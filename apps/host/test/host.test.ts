@@ -133,7 +133,7 @@ describe("scope and waiting", () => {
     expect(wait).toMatchObject({ pendingInput: true, state: "woken", wokenBy: "pending_input" });
   });
 
-  test("a deadline wakes its own wait, not the session's other open waits", async () => {
+  test("a newer wait supersedes the open one (C8); the deadline wakes the newer one only", async () => {
     const deadline = new Promise<Notification>((resolve) => {
       const off = host.subscribe((n) => {
         if (n.type === "wake" && n.woken_by === "deadline") {
@@ -144,12 +144,12 @@ describe("scope and waiting", () => {
     });
     expect((await cell("await runtime.wait(None, reason='no deadline')")).status).toBe("yielded");
     expect((await cell("await runtime.wait(0.05, reason='short')")).status).toBe("yielded");
-    const [short, open] = host.db.select().from(waits).orderBy(desc(waits.createdAtMs), desc(waits.reason)).limit(2).all();
-    expect([short!.reason, open!.reason]).toEqual(["short", "no deadline"]);
+    const [short, old] = host.db.select().from(waits).orderBy(desc(waits.createdAtMs), desc(waits.reason)).limit(2).all();
+    expect([short!.reason, old!.reason]).toEqual(["short", "no deadline"]);
+    expect(host.db.select().from(waits).where(eq(waits.id, old!.id)).get()).toMatchObject({ state: "superseded", wokenBy: `superseded:${short!.id}` });
     expect(await deadline).toMatchObject({ wait_id: short!.id });
-    expect(host.db.select().from(waits).where(eq(waits.id, open!.id)).get()).toMatchObject({ state: "waiting" });
-    await host.postInput("wake the open one");
-    expect(host.db.select().from(waits).where(eq(waits.id, open!.id)).get()).toMatchObject({ state: "woken" });
+    await host.postInput("nothing left to wake");
+    expect(host.db.select().from(waits).where(eq(waits.id, old!.id)).get()).toMatchObject({ state: "superseded" });
   });
 
   test("a request from a background task after its cell ended gets scope_expired", async () => {

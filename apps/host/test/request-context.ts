@@ -81,3 +81,9 @@ export function testWorld(opts: { host?: Partial<HostServices>; live?: Partial<L
     },
   };
 }
+
+/** A migrated in-memory log for store tests; close it with `.$client.close()` or let the process end. */
+export function memoryDb(): { db: HostDb; sqlite: Database.Database } {
+  const sqlite = new Database(":memory:");
+  return { db: migrateHostDb(sqlite), sqlite };
+}

@@ -96,7 +96,8 @@ export const waits = sqliteTable(
     seconds: integer("seconds", { mode: "number" }),
     deadlineMs: integer("deadline_ms"),
     pendingInput: integer("pending_input", { mode: "boolean" }).notNull(),
-    state: text("state", { enum: ["waiting", "woken"] }).notNull(),
+    /** `superseded`: closed by a newer wait of the same session (C8); `woken_by` names it. */
+    state: text("state", { enum: ["waiting", "woken", "superseded"] }).notNull(),
     wokenBy: text("woken_by"),
     wokenAtMs: integer("woken_at_ms"),
     createdAtMs: integer("created_at_ms").notNull(),

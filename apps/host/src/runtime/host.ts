@@ -571,8 +571,10 @@ export class Host implements HostServices {
     if (woken.length === 0) return;
     const bySession = new Map<string, string[]>();
     for (const wait of woken) {
-      if (!bySession.has(wait.sessionId)) bySession.set(wait.sessionId, this.takePendingInputs(wait.sessionId));
-      this.notify({ type: "wake", session_id: wait.sessionId, wait_id: wait.id, woken_by: wokenBy, at_ms: this.now(), inputs: bySession.get(wait.sessionId)! });
+      // The inputs go with the session's first wake only: a subscriber shows each input once.
+      const inputs = bySession.has(wait.sessionId) ? [] : this.takePendingInputs(wait.sessionId);
+      bySession.set(wait.sessionId, inputs);
+      this.notify({ type: "wake", session_id: wait.sessionId, wait_id: wait.id, woken_by: wokenBy, at_ms: this.now(), inputs });
     }
   }
 

@@ -92,7 +92,7 @@ const QUERIES: LogTable[] = [
     map: (r) => ({
       key: `wait:${r.id}:${r.state}`,
       at_ms: (r.woken_at_ms ?? r.created_at_ms) as number,
-      kind: r.state === "woken" ? "wake" : "wait",
+      kind: r.state === "woken" ? "wake" : r.state === "superseded" ? "wait.superseded" : "wait",
       id: r.id,
       execution_id: r.execution_id,
       reason: r.reason,

@@ -1,4 +1,4 @@
-import { and, eq, isNotNull, lte } from "drizzle-orm";
+import { and, eq, isNotNull, lte, ne } from "drizzle-orm";
 import type { HostDb } from "../db/open";
 import { waits } from "../db/schema";
 import { pendingInputs } from "./events";
@@ -13,17 +13,35 @@ export interface WaitReply {
   pending_input: boolean;
 }
 
+/** How a wait closed by a newer wait of its session records it (C8): `woken_by` names the newer wait. */
+export function supersededBy(waitId: string): string {
+  return `superseded:${waitId}`;
+}
+
+/** Close every open wait of a session except `keep` as superseded by it; returns the rows closed. */
+export function supersedeWaits(db: HostDb, sessionId: string, keep: string, nowMs: number): WaitRow[] {
+  return db
+    .update(waits)
+    .set({ state: "superseded", wokenBy: supersededBy(keep), wokenAtMs: nowMs })
+    .where(and(eq(waits.sessionId, sessionId), eq(waits.state, "waiting"), ne(waits.id, keep)))
+    .returning()
+    .all();
+}
+
 /**
  * Record a durable wait. The deadline and the check for already-pending input happen in one
  * immediate transaction, so an input that lands between "check" and "record" cannot be missed:
- * either it is seen as pending here, or it arrives after the wait exists and wakes it.
+ * either it is seen as pending here, or it arrives after the wait exists and wakes it. A session
+ * has at most one open wait (C8): the same transaction closes its older open waits as superseded,
+ * so one input later wakes one wait, not a pile of them.
  */
 export function createWait(
   db: HostDb,
   wait: { id: string; sessionId: string; executionId: string; reason: string; seconds: number | null; nowMs: number },
-): { row: WaitRow; reply: WaitReply } {
+): { row: WaitRow; reply: WaitReply; superseded: WaitRow[] } {
   return db.transaction(
     (tx) => {
+      const superseded = supersedeWaits(tx as unknown as HostDb, wait.sessionId, wait.id, wait.nowMs);
       const pending = pendingInputs(tx as unknown as HostDb, wait.sessionId).length > 0;
       const deadlineMs = wait.seconds === null ? null : wait.nowMs + Math.round(wait.seconds * 1000);
       const row = tx
@@ -43,7 +61,7 @@ export function createWait(
         })
         .returning()
         .get();
-      return { row, reply: { wait_id: row.id, deadline_ms: deadlineMs, pending_input: pending } };
+      return { row, reply: { wait_id: row.id, deadline_ms: deadlineMs, pending_input: pending }, superseded };
     },
     { behavior: "immediate" },
   );
@@ -77,6 +95,19 @@ export function wakeDueWaits(db: HostDb, nowMs: number): WaitRow[] {
     .where(and(eq(waits.state, "waiting"), isNotNull(waits.deadlineMs), lte(waits.deadlineMs, nowMs)))
     .returning()
     .all();
+}
+
+/**
+ * A log written before waits were superseded may hold several open waits per session: keep the
+ * newest of each session open and close the rest as superseded by it (run at recovery).
+ */
+export function supersedeOlderOpenWaits(db: HostDb, nowMs: number): WaitRow[] {
+  const newest = new Map<string, WaitRow>();
+  for (const wait of openWaits(db)) {
+    const seen = newest.get(wait.sessionId);
+    if (!seen || wait.createdAtMs > seen.createdAtMs || (wait.createdAtMs === seen.createdAtMs && wait.id > seen.id)) newest.set(wait.sessionId, wait);
+  }
+  return [...newest.values()].flatMap((keep) => supersedeWaits(db, keep.sessionId, keep.id, nowMs));
 }
 
 /** Waits still open, for timers after a restart. */

@@ -19,7 +19,8 @@ function crashedLog() {
   const db = migrateHostDb(sqlite);
   startExecution(db, { id: "ex-cut", sessionId: "root", generation: "g-1", code: "pass", startedAtMs: 1_000 });
   createWait(db, { id: "wait-due", sessionId: "root", executionId: "ex-cut", reason: "r", seconds: 1, nowMs: 1_000 });
-  createWait(db, { id: "wait-later", sessionId: "root", executionId: "ex-cut", reason: "r", seconds: 600, nowMs: 1_000 });
+  // Another session: a session has one open wait at a time (C8).
+  createWait(db, { id: "wait-later", sessionId: "other", executionId: "ex-cut", reason: "r", seconds: 600, nowMs: 1_000 });
   return { sqlite, db };
 }
 

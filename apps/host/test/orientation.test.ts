@@ -284,6 +284,11 @@ describe("orientation", () => {
     expect(agenda.candidates.map((c) => c.candidate_id)).toContain("c-x");
     expect(agenda.candidates.map((c) => c.candidate_id)).not.toContain("c-style");
     expect(sessionAgenda(host.db, "root").candidates.map((c) => c.candidate_id)).not.toContain("c-agenda");
+    // klbr status shows every open work item and the adopted orientation of each scope.
+    const status = host.status() as { open_work_items: Array<{ work_item_id: string }>; orientation: Array<{ scope: unknown; sources: Array<{ target: string }> }> };
+    expect(status.open_work_items.map((w) => w.work_item_id)).toContain(id);
+    expect(status.orientation.map((o) => o.scope)).toEqual([{ kind: "global" }, { kind: "session", session_id: "other" }, { kind: "session", session_id: "root" }]);
+    expect(status.orientation[0]!.sources.map((s) => s.target)).toEqual(["alpha", "race", "style"]);
   });
 });
 

@@ -159,6 +159,68 @@ const QUERIES: LogTable[] = [
     open: (r) => r.status === "pending",
   },
   {
+    from: "work_items",
+    map: (r) => ({
+      key: `work_item:${r.id}:${r.status}:${r.outcome ?? ""}`,
+      at_ms: (r.closed_at_ms ?? r.created_at_ms) as number,
+      kind: "maintenance.work_item",
+      id: r.id,
+      session_id: r.session_id,
+      execution_id: r.execution_id,
+      status: r.status,
+      outcome: r.outcome,
+      purpose: r.purpose,
+      reason: r.reason,
+      evidence_refs: json(r.evidence_refs),
+    }),
+    // An open item is assessed later: `deferred` keeps it open with an outcome, the others close it.
+    open: (r) => r.status === "open",
+  },
+  {
+    from: "work_item_assessments",
+    map: (r) => ({
+      key: `assessment:${r.id}`,
+      at_ms: r.at_ms as number,
+      kind: "maintenance.assessment",
+      work_item_id: r.work_item_id,
+      execution_id: r.execution_id,
+      outcome: r.outcome,
+      status: r.status,
+    }),
+  },
+  {
+    from: "orientation_candidates",
+    map: (r) => ({
+      key: `candidate:${r.id}:${r.status}`,
+      at_ms: r.staged_at_ms as number,
+      kind: "orientation.candidate",
+      id: r.id,
+      session_id: r.session_id,
+      execution_id: r.execution_id,
+      target: r.target,
+      scope: r.scope_kind === "global" ? "global" : `session:${String(r.scope_session_id)}`,
+      status: r.status,
+      digest: r.digest,
+      text: r.text,
+    }),
+    open: (r) => r.status === "staged",
+  },
+  {
+    from: "orientation_adoptions",
+    map: (r) => ({
+      key: `adoption:${r.id}`,
+      at_ms: r.adopted_at_ms as number,
+      kind: "orientation.adoption",
+      operation_id: r.operation_id,
+      candidate_id: r.candidate_id,
+      target: r.target,
+      scope: r.scope_kind === "global" ? "global" : `session:${String(r.scope_session_id)}`,
+      session_id: r.session_id,
+      execution_id: r.execution_id,
+      step: r.step,
+    }),
+  },
+  {
     from: "incidents",
     map: (r) => ({ key: `incident:${r.id}`, at_ms: r.at_ms as number, kind: `incident.${r.kind}`, detail: json(r.detail) }),
   },
@@ -252,4 +314,12 @@ export function followLog(sqlite: Database.Database): LogFollower {
       return entries.sort((a, b) => a.at_ms - b.at_ms);
     },
   };
+}
+
+/**
+ * Whether an entry is of one of `kinds`: a kind names itself and every kind under it
+ * (`maintenance` matches `maintenance.work_item` and `maintenance.assessment`).
+ */
+export function kindMatches(kind: string, kinds: readonly string[]): boolean {
+  return kinds.some((k) => kind === k || kind.startsWith(`${k}.`));
 }

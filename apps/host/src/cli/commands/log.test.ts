@@ -8,6 +8,8 @@ import { finishExecution, startExecution } from "../../store/executions";
 import { recordIncident } from "../../store/incidents";
 import * as logView from "../../store/log-view";
 import { createWait, wakeWait } from "../../store/waits";
+import { insertAdoption, insertCandidate, markAdopted } from "../../store/orientation";
+import { insertWorkItem, recordAssessment } from "../../store/work-items";
 import { logCommand } from "./log";
 
 vi.mock(import("../../store/log-view"), async (original) => {
@@ -48,7 +50,7 @@ function printed(): string[] {
 }
 
 /** Run `klbr log --follow --json` until `body` is done, then stop it as SIGTERM would. */
-async function follow(opts: { limit?: string }, body: () => void): Promise<number> {
+async function follow(opts: { limit?: string; kind?: string }, body: () => void): Promise<number> {
   const before = { SIGINT: process.listeners("SIGINT"), SIGTERM: process.listeners("SIGTERM") };
   const done = logCommand({ dataDir, follow: true, json: true, ...opts });
   // The command loads the database modules when it runs; it follows once it listens for SIGTERM.
@@ -104,5 +106,43 @@ describe("klbr log --follow", () => {
     expect(await logCommand({ dataDir, json: true })).toBe(0);
     expect(printed()).toEqual(["execution:x1:running"]);
     expect(logView.readLog).toHaveBeenCalledTimes(1);
+  });
+});
+
+describe("klbr log --kind", () => {
+  const ids = { executionId: "x1", requestId: "r1" };
+  function seed(): void {
+    startExecution(db, { id: "x1", sessionId: "s", generation: "g", code: "1", startedAtMs: 1_000 });
+    insertWorkItem(db, { id: "wi-1", sessionId: "s", ...ids, purpose: "p", reason: "r", evidenceRefs: [], createdAtMs: 1_100 });
+    insertCandidate(db, { id: "c-1", sessionId: "s", ...ids, target: "style", scopeKind: "global", scopeSessionId: null, text: "t", digest: "d", stagedAtMs: 1_200 });
+    recordIncident(db, "x", 1, 1_300);
+  }
+
+  test("maintenance shows work items and assessments; orientation candidates and adoptions; a list takes both", async () => {
+    seed();
+    recordAssessment(db, { workItemId: "wi-1", sessionId: "s", ...ids, requestId: "r2", outcome: "changed", atMs: 1_400 });
+    insertAdoption(db, { operationId: "op-1", candidateId: "c-1", target: "style", scopeKind: "global", scopeSessionId: null, sessionId: "s", ...ids, requestId: "r3", step: 1, reply: {}, adoptedAtMs: 1_500 });
+    markAdopted(db, "c-1");
+    expect(await logCommand({ dataDir, json: true, kind: "maintenance" })).toBe(0);
+    expect(printed()).toEqual(["maintenance.work_item:wi-1:closed", "maintenance.assessment:undefined:closed"]);
+    expect(await logCommand({ dataDir, json: true, kind: "orientation" })).toBe(0);
+    expect(printed()).toEqual(["orientation.candidate:c-1:adopted", "orientation.adoption:undefined"]);
+    expect(await logCommand({ dataDir, json: true, kind: "incident,execution" })).toBe(0);
+    expect(printed()).toEqual(["execution:x1:running", "incident.x:1"]);
+    await expect(logCommand({ dataDir, json: true, kind: "," })).rejects.toMatchObject({ code: "CLI_USAGE" });
+  });
+
+  test("with --follow: an open item is printed again when it is assessed, other kinds never", async () => {
+    seed();
+    await follow({ kind: "maintenance" }, () => {
+      expect(printed()).toEqual(["maintenance.work_item:wi-1:open"]);
+      recordAssessment(db, { workItemId: "wi-1", sessionId: "s", ...ids, requestId: "r2", outcome: "deferred", atMs: 2_000 });
+      recordIncident(db, "y", 2, 2_100);
+      vi.advanceTimersByTime(300);
+      expect(printed()).toEqual(["maintenance.work_item:wi-1:open", "maintenance.assessment:undefined:open"]);
+      recordAssessment(db, { workItemId: "wi-1", sessionId: "s", ...ids, requestId: "r3", outcome: "abandoned", atMs: 3_000 });
+      vi.advanceTimersByTime(300);
+      expect(printed()).toEqual(["maintenance.work_item:wi-1:closed", "maintenance.assessment:undefined:closed"]);
+    });
   });
 });

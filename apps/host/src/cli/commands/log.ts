@@ -17,8 +17,14 @@ function human(entry: LogEntry): string {
   return `${at} ${kind} ${brief}`;
 }
 
-/** `klbr log [--follow] [--json]`: the durable log, read straight from the database (no daemon needed). */
-export async function logCommand(opts: CommonOptions & { follow?: boolean; json?: boolean; limit?: string }): Promise<number> {
+/**
+ * `klbr log [--follow] [--json] [-n N] [--kind K,...]`: the durable log, read straight from the
+ * database (no daemon needed). `--kind maintenance` shows work items and their assessments,
+ * `--kind orientation` candidates and adoptions; a kind matches itself and the kinds under it.
+ */
+export async function logCommand(opts: CommonOptions & { follow?: boolean; json?: boolean; limit?: string; kind?: string | string[] }): Promise<number> {
+  const kinds = (Array.isArray(opts.kind) ? opts.kind : opts.kind === undefined ? [] : [opts.kind]).flatMap((k) => k.split(",")).map((k) => k.trim());
+  if (kinds.some((k) => k === "")) throw new HostError("CLI_USAGE", "--kind needs a kind name, e.g. --kind maintenance or --kind orientation");
   if (opts.limit !== undefined && !/^\d+$/.test(opts.limit)) {
     throw new HostError("CLI_USAGE", `-n/--limit needs a non-negative integer, got ${JSON.stringify(opts.limit)}`);
   }
@@ -26,7 +32,8 @@ export async function logCommand(opts: CommonOptions & { follow?: boolean; json?
   const file = dataLayout(dataDirOf(opts)).database;
   if (!existsSync(file)) throw new HostError("HOST_NOT_RUNNING", `no klbr database at ${file}; run \`klbr init\` first`);
   const { default: Database } = await import("better-sqlite3");
-  const { followLog, readLog } = await import("../../store/log-view");
+  const { followLog, kindMatches, readLog } = await import("../../store/log-view");
+  const wanted = (entries: LogEntry[]) => (kinds.length === 0 ? entries : entries.filter((e) => kindMatches(e.kind, kinds)));
   const sqlite = new Database(file, { readonly: true, fileMustExist: true });
   sqlite.pragma("busy_timeout = 5000");
   const seen = new Set<string>();
@@ -39,7 +46,7 @@ export async function logCommand(opts: CommonOptions & { follow?: boolean; json?
   };
   // A follower's first poll is the whole log, as readLog; later polls read only what may be new.
   const follower = opts.follow ? followLog(sqlite) : undefined;
-  const all = follower ? follower.poll() : readLog(sqlite);
+  const all = wanted(follower ? follower.poll() : readLog(sqlite));
   if (limit !== undefined) for (const e of all.slice(0, Math.max(0, all.length - limit))) seen.add(e.key);
   print(all);
   if (!opts.follow) {
@@ -47,7 +54,7 @@ export async function logCommand(opts: CommonOptions & { follow?: boolean; json?
     return 0;
   }
   await new Promise<void>((resolve) => {
-    const timer = setInterval(() => print(follower!.poll()), 300);
+    const timer = setInterval(() => print(wanted(follower!.poll())), 300);
     const stop = () => {
       clearInterval(timer);
       resolve();
@@ -67,5 +74,6 @@ export function register(program: Command): void {
     .option("--follow", "keep printing new entries")
     .option("--json", "one JSON object per line")
     .option("-n, --limit <n>", "only the last n entries")
+    .option("--kind <kinds>", "only these kinds, comma-separated (maintenance, orientation, execution, ...)")
     .action(run(async (cmd) => logCommand(optionsOf(cmd))));
 }

@@ -25,6 +25,15 @@ export async function statusCommand(opts: CommonOptions & { json?: boolean }): P
       if (b.stderr_tail) lines.push(`  stderr tail: ${JSON.stringify(String(b.stderr_tail).slice(-200))}`);
     }
     lines.push(`skills     revision ${String(status.skills_revision)}`, `inputs     ${String(status.pending_inputs)} pending`);
+    const items = (status.open_work_items ?? []) as Array<Record<string, unknown>>;
+    lines.push(`work items ${items.length} open`);
+    for (const w of items) lines.push(`  ${String(w.work_item_id)} (${String(w.session_id)}${w.outcome ? `, ${String(w.outcome)}` : ""}) ${JSON.stringify(String(w.purpose).slice(0, 100))}`);
+    const orientation = (status.orientation ?? []) as Array<{ scope: { kind: string; session_id?: string }; sources: Array<Record<string, unknown>> }>;
+    if (orientation.length === 0) lines.push("orientation none adopted");
+    for (const o of orientation) {
+      const scope = o.scope.kind === "global" ? "global" : `session ${String(o.scope.session_id)}`;
+      for (const src of o.sources) lines.push(`orientation ${scope} ${String(src.target)} <- ${String(src.candidate_id)} (op ${String(src.operation_id)}, ${String(src.digest).slice(0, 12)})`);
+    }
     process.stdout.write(`${lines.join("\n")}\n`);
     return 0;
   } finally {

@@ -46,6 +46,9 @@ __all__ = [
     "MAX_SEND_TEXT_BYTES",
     "MAX_TOKEN_BYTES",
     "MAX_WAIT_SECONDS",
+    "MAX_WORK_ITEM_TEXT_BYTES",
+    "MAX_CANDIDATE_TEXT_BYTES",
+    "WORK_ITEM_OUTCOMES",
     "METHOD_ALIASES",
     "OUTPUT_STREAMS",
     "PROTOCOL_VERSION",
@@ -80,6 +83,12 @@ MAX_OUTPUT_TEXT_BYTES = 65_536
 MAX_ERROR_BYTES = 65_536
 #: Longest ``local.send`` / ``delivery.review`` text, in UTF-8 bytes.
 MAX_SEND_TEXT_BYTES = 65_536
+#: ``maintenance.originate`` ``purpose`` and ``reason`` are 1..this many UTF-8 bytes (C11).
+MAX_WORK_ITEM_TEXT_BYTES = 4096
+#: ``orientation.stage`` ``text`` is 1..this many UTF-8 bytes (C11).
+MAX_CANDIDATE_TEXT_BYTES = 65_536
+#: ``maintenance.assess`` outcomes (C11): ``deferred`` keeps the item open, the others close it.
+WORK_ITEM_OUTCOMES = ("no-change", "changed", "abandoned", "deferred")
 #: Upper bound of ``runtime.wait`` and hook ``defer`` seconds; the lower bound 0 is exclusive.
 MAX_WAIT_SECONDS = 600
 #: Most host requests one foreground cell may make (enforced by the host, not here).
@@ -371,15 +380,6 @@ def _strict(*fields: _Field | tuple[str, Validator]) -> Validator:
     return validate
 
 
-def _scope(value: Any, path: Path) -> dict:
-    """A loose object with a string ``kind``; other fields pass through untouched."""
-    _object_value(value, path)
-    if "kind" not in value:
-        _fail("ENVELOPE_MISSING_FIELD", (*path, "kind"), _MISSING, "a value")
-    _string(value["kind"], (*path, "kind"))
-    return dict(value)
-
-
 def _variant(key: str, options: dict[str, Validator], unknown_code: str) -> Validator:
     expected = " | ".join(f'"{option}"' for option in options)
     if unknown_code == "ENVELOPE_UNKNOWN_METHOD":
@@ -446,6 +446,29 @@ _peer_open = (("mode", _string), ("evidence", _any_array))
 _peer_send = (("peer_id", _identifier), ("request_id", _identifier), ("content", _string), ("evidence", _any_array))
 
 
+def _non_empty_text(limit: int) -> Validator:
+    def validate(value: Any, path: Path) -> str:
+        _string(value, path)
+        if len(value) == 0:
+            _fail("ENVELOPE_INVALID_FIELD", path, value, "a non-empty string")
+        if not _fits(value, limit):
+            _fail("ENVELOPE_LIMIT_EXCEEDED", path, value, f"at most {limit} UTF-8 bytes")
+        return value
+
+    return validate
+
+
+#: An orientation scope (C11): ``{"kind": "global"}`` or ``{"kind": "session", "session_id": id}``.
+_scope = _variant(
+    "kind",
+    {
+        "global": _strict(("kind", _kind("global"))),
+        "session": _strict(("kind", _kind("session")), ("session_id", _identifier)),
+    },
+    "ENVELOPE_UNKNOWN_KIND",
+)
+
+
 def _method(name: str, *fields: _Field | tuple[str, Validator]) -> tuple[str, Validator]:
     return name, _strict(("method", _kind(name)), *fields)
 
@@ -471,13 +494,18 @@ _REQUESTS = dict(
         ),
         _method("evidence.resolve", ("refs", _evidence_refs)),
         _method("behavior.activate", ("path", _string), ("expected_epoch", _integer(0))),
-        _method("maintenance.originate", ("purpose", _string), ("reason", _string), ("evidence_refs", _string_array)),
-        _method("maintenance.assess", ("work_item_id", _string), ("outcome", _string)),
+        _method(
+            "maintenance.originate",
+            ("purpose", _non_empty_text(MAX_WORK_ITEM_TEXT_BYTES)),
+            ("reason", _non_empty_text(MAX_WORK_ITEM_TEXT_BYTES)),
+            ("evidence_refs", _string_array),
+        ),
+        _method("maintenance.assess", ("work_item_id", _identifier), ("outcome", _picklist(*WORK_ITEM_OUTCOMES))),
         _method(
             "orientation.stage",
             ("candidate_id", _identifier),
-            ("text", _string),
-            ("target", _string),
+            ("text", _non_empty_text(MAX_CANDIDATE_TEXT_BYTES)),
+            ("target", _identifier),
             ("scope", _scope),
         ),
         _method("orientation.current", ("scope", _scope)),

@@ -25,6 +25,8 @@ def _fixed(**fields):
     return st.fixed_dictionaries({key: st.just(value) if not isinstance(value, st.SearchStrategy) else value for key, value in fields.items()})
 
 
+scopes = _fixed(kind="global") | _fixed(kind="session", session_id=identifiers)
+
 requests = st.one_of(
     _fixed(method="local.send", text=texts),
     _fixed(method="runtime.wait", seconds=st.none() | seconds, reason=texts),
@@ -43,7 +45,10 @@ requests = st.one_of(
     ),
     _fixed(method="evidence.resolve", refs=st.lists(texts, min_size=1, max_size=64)),
     _fixed(method="behavior.activate", path=texts, expected_epoch=safe_nat),
-    _fixed(method="orientation.stage", candidate_id=identifiers, text=texts, target=texts, scope=_fixed(kind=texts)),
+    _fixed(method="maintenance.originate", purpose=st.text(min_size=1, max_size=40), reason=st.text(min_size=1, max_size=40), evidence_refs=st.lists(texts, max_size=3)),
+    _fixed(method="maintenance.assess", work_item_id=identifiers, outcome=st.sampled_from(["no-change", "changed", "abandoned", "deferred"])),
+    _fixed(method="orientation.stage", candidate_id=identifiers, text=st.text(min_size=1, max_size=40), target=identifiers, scope=scopes),
+    _fixed(method="orientation.current", scope=scopes),
     _fixed(method=st.sampled_from(["peer.open", "agents.open"]), mode=texts, evidence=st.lists(json_values, max_size=3)),
     _fixed(method=st.sampled_from(["peer.send", "peer.message"]), peer_id=identifiers, request_id=identifiers, content=texts, evidence=st.just([])),
     _fixed(method="peer.submit_result", request_id=identifiers, result=json_objects),
@@ -130,6 +135,8 @@ def _strict_paths(value):
         paths.append(("message", "input"))
     elif kind == "host_request":
         paths.append(("message", "request"))
+        if "scope" in message["request"]:
+            paths.append(("message", "request", "scope"))
     elif kind == "host_reply":
         paths.append(("message", "reply"))
     elif kind == "completed":

@@ -85,8 +85,9 @@ describe("maintenance", () => {
         "runtime.maintenance_originate('x' * 4097, 'r', [])",
         "runtime.maintenance_originate('p', 'é' * 2049, [])",
         "runtime.maintenance_originate('', 'r', [])",
+        "runtime.maintenance_originate('no evidence given', 'r')",
       ]),
-    ).toEqual(["ok", "invalid_request", "invalid_request", "invalid_request"]);
+    ).toEqual(["ok", "invalid_request", "invalid_request", "invalid_request", "ok"]);
   });
 
   test("assess: deferred keeps it open, the other outcomes close it; closed is conflict, unknown not_found", async () => {

@@ -1,17 +1,20 @@
 import * as v from "valibot";
 import {
+  MAX_CANDIDATE_TEXT_BYTES,
   MAX_EVIDENCE_REFS,
   MAX_RUN_OUTPUT_BYTES,
   MAX_RUN_TIMEOUT_MS,
   MAX_SEND_TEXT_BYTES,
   MAX_WAIT_SECONDS,
+  MAX_WORK_ITEM_TEXT_BYTES,
+  WORK_ITEM_OUTCOMES,
 } from "./limits.js";
 import { HookSlotSchema } from "./hook.js";
 import {
   boundedText,
   identifier,
   integer,
-  isPlainObject,
+  nonEmptyText,
   objectValue,
   positiveUpTo,
   rule,
@@ -22,12 +25,11 @@ import {
 
 const method = <const M extends string>(name: M) => v.literal(name);
 
-/** A scope object: `{"kind": "global"}` or another kind with its own (opaque) fields. */
-export const ScopeSchema = v.pipe(
-  v.unknown(),
-  v.guard(rule("ENVELOPE_NOT_OBJECT", "an object", isPlainObject)),
-  v.looseObject({ kind: v.string() }),
-);
+/** An orientation scope (C11): `{"kind": "global"}` or `{"kind": "session", "session_id": id}`, nothing else. */
+export const ScopeSchema = variantOf("kind", [
+  v.strictObject({ kind: v.literal("global") }),
+  v.strictObject({ kind: v.literal("session"), session_id: identifier }),
+]);
 
 const evidenceRefs = v.pipe(
   stringArray,
@@ -59,9 +61,20 @@ const requestOptions = [
   }),
   v.strictObject({ method: method("evidence.resolve"), refs: evidenceRefs }),
   v.strictObject({ method: method("behavior.activate"), path: v.string(), expected_epoch: integer(0) }),
-  v.strictObject({ method: method("maintenance.originate"), purpose: v.string(), reason: v.string(), evidence_refs: stringArray }),
-  v.strictObject({ method: method("maintenance.assess"), work_item_id: v.string(), outcome: v.string() }),
-  v.strictObject({ method: method("orientation.stage"), candidate_id: identifier, text: v.string(), target: v.string(), scope: ScopeSchema }),
+  v.strictObject({
+    method: method("maintenance.originate"),
+    purpose: nonEmptyText(MAX_WORK_ITEM_TEXT_BYTES),
+    reason: nonEmptyText(MAX_WORK_ITEM_TEXT_BYTES),
+    evidence_refs: stringArray,
+  }),
+  v.strictObject({ method: method("maintenance.assess"), work_item_id: identifier, outcome: v.picklist(WORK_ITEM_OUTCOMES) }),
+  v.strictObject({
+    method: method("orientation.stage"),
+    candidate_id: identifier,
+    text: nonEmptyText(MAX_CANDIDATE_TEXT_BYTES),
+    target: identifier,
+    scope: ScopeSchema,
+  }),
   v.strictObject({ method: method("orientation.current"), scope: ScopeSchema }),
   v.strictObject({ method: method("orientation.adopt"), candidate_id: identifier, operation_id: identifier }),
   v.strictObject({ method: method("frontier.select") }),

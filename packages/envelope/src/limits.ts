@@ -14,6 +14,12 @@ export const MAX_OUTPUT_TEXT_BYTES = 65_536;
 export const MAX_ERROR_BYTES = 65_536;
 /** Longest `local.send` / `delivery.review` message text, in UTF-8 bytes. */
 export const MAX_SEND_TEXT_BYTES = 65_536;
+/** `maintenance.originate` `purpose` and `reason` are 1..this many UTF-8 bytes (C11). */
+export const MAX_WORK_ITEM_TEXT_BYTES = 4096;
+/** `orientation.stage` `text` is 1..this many UTF-8 bytes (C11). */
+export const MAX_CANDIDATE_TEXT_BYTES = 65_536;
+/** `maintenance.assess` outcomes (C11): `deferred` keeps the item open, the others close it. */
+export const WORK_ITEM_OUTCOMES = ["no-change", "changed", "abandoned", "deferred"] as const;
 /** Upper bound of `runtime.wait` and hook `defer` seconds; the lower bound 0 is exclusive. */
 export const MAX_WAIT_SECONDS = 600;
 /** Most host requests one foreground cell may make (enforced by the host, not the schema). */

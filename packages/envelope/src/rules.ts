@@ -74,6 +74,15 @@ export function boundedText(limit: number) {
   );
 }
 
+/** A string of 1..`limit` UTF-8 bytes: empty is ENVELOPE_INVALID_FIELD, more is ENVELOPE_LIMIT_EXCEEDED. */
+export function nonEmptyText(limit: number) {
+  return v.pipe(
+    v.string(),
+    v.check(rule("ENVELOPE_INVALID_FIELD", "a non-empty string", (text: string) => text.length > 0)),
+    v.check(rule("ENVELOPE_LIMIT_EXCEEDED", `at most ${limit} UTF-8 bytes`, (text: string) => fitsUtf8(text, limit))),
+  );
+}
+
 /** A safe integer in `min..max` (a JSON number with an integral value, such as 3 or 3.0). */
 export function integer(min: number, max: number = Number.MAX_SAFE_INTEGER) {
   const label = max === Number.MAX_SAFE_INTEGER ? `an integer >= ${min}` : `an integer in ${min}..${max}`;

@@ -8,6 +8,8 @@ export const identifier = fc.string({ unit: idChars, minLength: 1, maxLength: 12
 /** A valid digest. */
 export const digest = fc.string({ unit: fc.constantFrom(..."0123456789abcdef"), minLength: 64, maxLength: 64 });
 const text = fc.string({ unit: "grapheme", maxLength: 40 });
+const nonEmptyText = fc.string({ unit: "grapheme", minLength: 1, maxLength: 40 });
+const scope = fc.oneof(fc.record({ kind: fc.constant("global") }), fc.record({ kind: fc.constant("session"), session_id: identifier }));
 const safeNat = fc.maxSafeNat();
 const seconds = fc.double({ min: Number.MIN_VALUE, max: 600, noNaN: true });
 const json = fc.jsonValue({ maxDepth: 3 });
@@ -48,16 +50,10 @@ const request = fc.oneof(
   ),
   fc.record({ method: fc.constant("evidence.resolve"), refs: fc.array(text, { minLength: 1, maxLength: 64 }) }),
   fc.record({ method: fc.constant("behavior.activate"), path: text, expected_epoch: safeNat }),
-  fc.record({ method: fc.constant("maintenance.originate"), purpose: text, reason: text, evidence_refs: fc.array(text, { maxLength: 3 }) }),
-  fc.record({ method: fc.constant("maintenance.assess"), work_item_id: text, outcome: text }),
-  fc.record({
-    method: fc.constant("orientation.stage"),
-    candidate_id: identifier,
-    text,
-    target: text,
-    scope: fc.record({ kind: fc.constantFrom("global", "peer") }),
-  }),
-  fc.record({ method: fc.constant("orientation.current"), scope: fc.record({ kind: text }) }),
+  fc.record({ method: fc.constant("maintenance.originate"), purpose: nonEmptyText, reason: nonEmptyText, evidence_refs: fc.array(text, { maxLength: 3 }) }),
+  fc.record({ method: fc.constant("maintenance.assess"), work_item_id: identifier, outcome: fc.constantFrom("no-change", "changed", "abandoned", "deferred") }),
+  fc.record({ method: fc.constant("orientation.stage"), candidate_id: identifier, text: nonEmptyText, target: identifier, scope }),
+  fc.record({ method: fc.constant("orientation.current"), scope }),
   fc.record({ method: fc.constant("orientation.adopt"), candidate_id: identifier, operation_id: identifier }),
   fc.record({ method: fc.constantFrom("peer.open", "agents.open"), mode: text, evidence: fc.array(json, { maxLength: 3 }) }),
   fc.record({
@@ -142,14 +138,18 @@ type Path = (string | number)[];
 
 /**
  * Paths of every strict object inside a valid envelope: where an extra key must fail.
- * Opaque values (reply values, payloads, results, evidence items, env maps, scopes) are left out.
+ * Opaque values (reply values, payloads, results, evidence items, env maps) are left out.
  */
 export function strictObjectPaths(value: Record<string, Json>): Path[] {
   const paths: Path[] = [[]];
   const message = value.message as Record<string, Json>;
   paths.push(["message"]);
   if (message.kind === "invoke") paths.push(["message", "input"]);
-  if (message.kind === "host_request") paths.push(["message", "request"]);
+  if (message.kind === "host_request") {
+    paths.push(["message", "request"]);
+    // Orientation scopes are strict too (C11): global or session, nothing else.
+    if ((message.request as Record<string, Json>).scope !== undefined) paths.push(["message", "request", "scope"]);
+  }
   if (message.kind === "host_reply") paths.push(["message", "reply"]);
   if (message.kind === "completed") {
     paths.push(["message", "result"]);

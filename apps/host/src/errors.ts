@@ -9,7 +9,9 @@ export type HostErrorCode =
   | "SESSION_STOPPED"
   | "CLI_USAGE"
   | "DATA_DIR_PERMISSIONS"
-  | "DATABASE_CORRUPT";
+  | "DATABASE_CORRUPT"
+  | "SANDBOX_INVALID"
+  | "SANDBOX_UNAVAILABLE";
 
 /** A host or CLI failure with a stable code; the message names the offending value. */
 export class HostError extends Error {

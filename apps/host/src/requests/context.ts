@@ -3,6 +3,7 @@ import type { HostDb } from "../db/open";
 import type { PeerSignals } from "../runtime/peer-signals";
 import type { EventRow } from "../store/events";
 import type { WaitRow } from "../store/waits";
+import type { SandboxView } from "../sandbox/settings";
 
 /** A hook decision as the host saw it: the worker's validated value, or why there is none. */
 export type HookOutcome =
@@ -27,6 +28,8 @@ export interface HostServices {
   readonly workspace: string;
   readonly dataDir: string;
   readonly db: HostDb;
+  /** The sandbox workspace.run commands share with the workers (an empty prefix when none). */
+  readonly sandbox: { commandPrefix(cwd?: string): string[]; describe(): SandboxView };
   now(): number;
   newId(prefix: string): string;
   invokeHook(live: LiveExecution | null, slot: "attention.plan" | "delivery.review", input: unknown): Promise<HookOutcome>;

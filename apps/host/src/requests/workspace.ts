@@ -1,5 +1,6 @@
 import { realpath, stat } from "node:fs/promises";
 import { isAbsolute, relative, resolve, sep } from "node:path";
+import { findProgram } from "../sandbox/find-program";
 import { invalidRequest, ReplyError } from "./errors";
 import type { RequestContext } from "./context";
 import { fitReply } from "./workspace-output";
@@ -71,10 +72,16 @@ export async function workspaceRun(
   const cwd = await resolveCwd(ctx.host.workspace, params.cwd);
   const started = Date.now();
   const file = params.argv[0]!;
+  const env = { ...baseRunEnv(), ...(params.env ?? {}) };
+  // Sandboxed, the command runs behind the workers' bwrap policy, in its own pid namespace.
+  const prefix = ctx.host.sandbox.commandPrefix(cwd);
+  if (prefix.length > 0 && !findProgram(file, env.PATH, cwd)) {
+    throw new ReplyError("not_found", `cannot run ${JSON.stringify(file)}: not found in the workspace or on PATH`);
+  }
   const outcome = await runCommand({
-    argv: params.argv,
+    argv: [...prefix, ...params.argv],
     cwd,
-    env: { ...baseRunEnv(), ...(params.env ?? {}) },
+    env,
     timeoutMs: params.timeout_ms ?? RUN_DEFAULT_TIMEOUT_MS,
     maxOutputBytes: params.max_output_bytes ?? RUN_DEFAULT_MAX_OUTPUT_BYTES,
     ...(ctx.signal ? { signal: ctx.signal } : {}),

@@ -19,6 +19,8 @@ import { recordReply, recordRequest, requestStep } from "../store/requests";
 import { openWorkItems, workItemView } from "../store/work-items";
 import { adoptedScopes, currentSources } from "../store/orientation";
 import { allPeers, peerView, stoppedPeerSessions } from "../store/peers";
+import { HostSandbox } from "../sandbox/host-sandbox";
+import { sandboxSettings, type SandboxMode } from "../sandbox/settings";
 import { wakeWait, wakeWaits, type WaitRow } from "../store/waits";
 import { BehaviourManager } from "./behaviour";
 import { HooksService, type HooksGeneration } from "./hooks-service";
@@ -48,6 +50,10 @@ export interface HostOptions {
   sigintGraceMs?: number;
   /** The host clock, for tests. */
   now?: () => number;
+  /** Run every worker and workspace.run command in a bubblewrap sandbox; default KLBR_SANDBOX or none. */
+  sandbox?: SandboxMode;
+  /** Network inside the sandbox; default KLBR_SANDBOX_NETWORK or on. Off needs sandbox bwrap. */
+  network?: boolean;
 }
 
 /** What a finished cell looks like to a caller (derived from its durable row). */
@@ -78,6 +84,8 @@ export class Host implements HostServices {
   readonly dataDir: string;
   readonly db: HostDb;
   readonly startedAtMs: number;
+  /** The sandbox every worker and workspace.run command of this host runs in. */
+  readonly sandbox: HostSandbox;
   private readonly sqlite: Database.Database;
   private readonly pythonDir: string;
   private readonly python: string;
@@ -103,6 +111,13 @@ export class Host implements HostServices {
     this.workspace = resolve(options.workspace ?? process.cwd());
     this.pythonDir = options.pythonDir ?? defaultPythonDir();
     this.python = options.python ?? resolvePython();
+    this.sandbox = new HostSandbox(sandboxSettings({ sandbox: options.sandbox, network: options.network }), {
+      workspace: this.workspace,
+      dataDir: this.dataDir,
+      controlSocket: this.layout.controlSocket,
+      pythonDir: this.pythonDir,
+      python: this.python,
+    });
     for (const dir of [this.dataDir, this.layout.releases, this.layout.managedSkills]) mkdirSync(dir, { recursive: true, mode: 0o700 });
     secureDataDir(this.dataDir);
     this.releaseLock = acquireHostLock(this.layout.lock);
@@ -129,6 +144,7 @@ export class Host implements HostServices {
   static async start(options: HostOptions): Promise<Host> {
     const host = new Host(options);
     try {
+      await host.sandbox.check();
       host.behaviour.migrate();
       const recovered = recoverAfterCrash(host.db, host.now());
       for (const wait of recovered.openWaits) if (wait.deadlineMs !== null) host.scheduleWaitDeadline(wait.id, wait.deadlineMs);
@@ -233,6 +249,7 @@ export class Host implements HostServices {
       skills_revision: this.skills.revision,
       workspace: this.workspace,
       host_started_at_ms: this.startedAtMs,
+      sandbox: this.sandbox.describe(),
     };
   }
 
@@ -403,8 +420,9 @@ export class Host implements HostServices {
       data_dir: this.dataDir,
       workspace: this.workspace,
       started_at_ms: this.startedAtMs,
+      sandbox: this.sandbox.describe(),
       hooks: hooks
-        ? { pid: hooks.worker.pid, generation: hooks.worker.generation, state: hooks.worker.state, revision: hooks.revision, epoch: hooks.epoch, stderr_tail: hooks.worker.stderrTail }
+        ? { pid: hooks.worker.pid, generation: hooks.worker.generation, state: hooks.worker.state, revision: hooks.revision, epoch: hooks.epoch, sandbox: this.sandbox.describe(), stderr_tail: hooks.worker.stderrTail }
         : null,
       workbenches: [...this.workbenches.values()].map((b) => ({
         session_id: b.sessionId,
@@ -412,6 +430,7 @@ export class Host implements HostServices {
         pid: b.worker?.pid ?? null,
         state: b.worker?.state ?? "dead",
         running: b.live?.id ?? null,
+        sandbox: this.sandbox.describe(),
         stdout_tail: b.worker?.stdoutTail ?? "",
         stderr_tail: b.worker?.stderrTail ?? "",
       })),
@@ -495,6 +514,7 @@ export class Host implements HostServices {
       cwd: this.workspace,
       materialize: (dir: string) => this.skills.materialize(index, dir),
       expect: { revision: null, skills: index.revision },
+      sandbox: this.sandbox.worker(),
       ...(this.options.interruptGraceMs !== undefined ? { interruptGraceMs: this.options.interruptGraceMs } : {}),
       ...(this.options.sigintGraceMs !== undefined ? { sigintGraceMs: this.options.sigintGraceMs } : {}),
     }), `workbench ${bench.sessionId}`);
@@ -597,6 +617,8 @@ export class Host implements HostServices {
       cwd: this.workspace,
       sourceDir: release.path,
       expect: { revision: release.digest, skills: null },
+      // The release lies in the data directory, which the sandbox hides: exactly it shows, read-only.
+      sandbox: this.sandbox.worker([release.path]),
     }), "hooks");
     return {
       worker,

@@ -1,14 +1,17 @@
 import type { Command } from "commander";
 import { optionsOf, run, type CommonOptions } from "../command";
+import { sandboxSettings } from "../../sandbox/settings";
 import { checkKlbrPython } from "../python-check";
 import { dataDirOf } from "../target";
 
 /** `klbr serve`: the daemon. Stops cleanly (every worker tree) on SIGINT/SIGTERM. */
-export async function serveCommand(opts: CommonOptions): Promise<number> {
+export async function serveCommand(opts: CommonOptions & { sandbox?: string; network?: string }): Promise<number> {
+  // Checked before anything starts: a sandbox asked for and not understood is an error, never none.
+  const { mode, network } = sandboxSettings({ sandbox: opts.sandbox, network: opts.network });
   checkKlbrPython();
   const { serveControl } = await import("../../control/server");
   const { Host } = await import("../../runtime/host");
-  const host = await Host.start({ dataDir: dataDirOf(opts), ...(opts.workspace ? { workspace: opts.workspace } : {}) });
+  const host = await Host.start({ dataDir: dataDirOf(opts), sandbox: mode, network, ...(opts.workspace ? { workspace: opts.workspace } : {}) });
   let server;
   try {
     server = await serveControl(host, host.layout.controlSocket);
@@ -16,7 +19,9 @@ export async function serveCommand(opts: CommonOptions): Promise<number> {
     await host.stop();
     throw error;
   }
-  process.stderr.write(`klbr: serving ${host.dataDir} on ${host.layout.controlSocket} (pid ${process.pid})\n`);
+  const sandbox = host.sandbox.describe();
+  const isolation = sandbox.mode === "none" ? "unsandboxed" : `sandbox ${sandbox.mode}, network ${sandbox.network ? "on" : "off"}`;
+  process.stderr.write(`klbr: serving ${host.dataDir} on ${host.layout.controlSocket} (pid ${process.pid}, ${isolation})\n`);
   await new Promise<void>((resolve) => {
     const stop = () => resolve();
     process.once("SIGINT", stop);
@@ -33,5 +38,7 @@ export function register(program: Command): void {
   program
     .command("serve")
     .description("run the daemon (control socket in the data directory)")
+    .option("--sandbox <mode>", "none | bwrap: run workers and workspace.run commands in a bubblewrap sandbox (default: KLBR_SANDBOX or none)")
+    .option("--network <on|off>", "network inside the sandbox (default: KLBR_SANDBOX_NETWORK or on)")
     .action(run(async (cmd) => serveCommand(optionsOf(cmd))));
 }

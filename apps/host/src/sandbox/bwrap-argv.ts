@@ -1,0 +1,66 @@
+/** What a process in a bubblewrap sandbox may see; every path absolute. */
+export interface BwrapPolicy {
+  /** Bound read-write at the same path. */
+  workspace: string;
+  /** Where the process starts (default the workspace). */
+  chdir?: string;
+  /** Each gets a fresh empty tmpfs (`/tmp`, the host's TMPDIR): nothing of the host's shows through. */
+  freshDirs: string[];
+  /** Directories masked by an empty tmpfs, wherever they lie (the data directory). */
+  hiddenDirs: string[];
+  /** Files masked by an empty read-only file (a control socket outside the data directory). */
+  hiddenFiles: string[];
+  /** Bound read-only after the masks, so they show even under a hidden directory (a release, the runtime). */
+  readOnly: string[];
+  /** Bound read-write after the masks (the worker's private socket directory). */
+  readWrite: string[];
+  /** false: a network namespace of its own with only a down loopback. */
+  network: boolean;
+}
+
+/**
+ * The bwrap argv (program first, ending in `--`) that runs a command under `policy`, in the order
+ * bubblewrap applies mounts: `/` read-only, a fresh /dev and /proc (the latter of its own pid
+ * namespace), fresh temporary directories, the workspace, then the masks, then what must show
+ * through them. The namespaces: pid (its init ends every process inside when it dies), ipc, and
+ * net when the network is off; `--die-with-parent` and `--new-session` (no TIOCSTI on the host's
+ * terminal). Pure: the same policy gives the same argv.
+ */
+export function bwrapArgv(bwrap: string, policy: BwrapPolicy): string[] {
+  const argv = [bwrap, "--die-with-parent", "--new-session", "--unshare-pid", "--unshare-ipc"];
+  if (!policy.network) argv.push("--unshare-net");
+  argv.push("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc");
+  for (const dir of outermostFirst(policy.freshDirs)) argv.push("--tmpfs", dir);
+  argv.push("--bind", policy.workspace, policy.workspace);
+  for (const dir of outermostFirst(policy.hiddenDirs)) argv.push("--tmpfs", dir);
+  for (const file of policy.hiddenFiles) argv.push("--ro-bind", "/dev/null", file);
+  for (const path of outermostFirst(policy.readOnly)) argv.push("--ro-bind", path, path);
+  for (const path of outermostFirst(policy.readWrite)) argv.push("--bind", path, path);
+  argv.push("--chdir", policy.chdir ?? policy.workspace, "--");
+  return argv;
+}
+
+/**
+ * `argv` started through `env -u NAME ... --`: the names are gone from bwrap's own environment,
+ * not only from the command's. (bwrap's `--unsetenv` would leave them in its init's initial
+ * environment, which `/proc/1/environ` shows inside the sandbox.) `env` execs in place, so the
+ * spawned process is still the one whose child is the namespace's init.
+ */
+export function withoutEnv(argv: string[], names: string[], envProgram = "env"): string[] {
+  if (names.length === 0) return argv;
+  return [envProgram, ...names.flatMap((name) => ["-u", name]), "--", ...argv];
+}
+
+/** Unique paths, a parent before anything under it (a later mount covers an earlier one). */
+function outermostFirst(paths: string[]): string[] {
+  return [...new Set(paths)].sort((a, b) => depth(a) - depth(b) || (a < b ? -1 : a > b ? 1 : 0));
+}
+
+function depth(path: string): number {
+  return path.split("/").filter(Boolean).length;
+}
+
+/** True when `path` is `dir` or lies under it (both absolute and normalized). */
+export function isWithin(path: string, dir: string): boolean {
+  return path === dir || dir === "/" || path.startsWith(`${dir}/`);
+}

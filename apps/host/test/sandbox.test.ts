@@ -83,12 +83,22 @@ describe.each(MODES)("a cell under sandbox $mode", ({ mode, args }) => {
         attempt("header", `open(${py(db)}, 'rb').read(15).decode('latin1')`),
         "import sqlite3",
         attempt("tables", `len(sqlite3.connect('file:' + ${py(db)} + '?mode=ro', uri=True).execute('select name from sqlite_master').fetchall())`),
+        // Lifting the mask: unmount it, or remount / read-write (what CAP_SYS_ADMIN would allow).
+        "import subprocess",
+        `r['umount'] = subprocess.run(['umount', ${py(dataDir)}], capture_output=True).returncode`,
+        "r['remount'] = subprocess.run(['mount', '-o', 'remount,rw', '/'], capture_output=True).returncode",
+        "r['caps'] = [l.split()[1] for l in open('/proc/self/status') if l.startswith('CapEff')][0]",
+        attempt("after", `sorted(os.listdir(${py(dataDir)}))`),
       ].join("\n"),
     );
     if (sandboxed) {
       expect(r.listing).toEqual([]); // an empty tmpfs over it
       expect(r.header).toBe("raised FileNotFoundError");
       expect(r.tables).toBe("raised OperationalError");
+      expect(r.caps).toBe("0000000000000000");
+      expect(r.umount).not.toBe(0);
+      expect(r.remount).not.toBe(0);
+      expect(r.after).toEqual([]);
     } else {
       expect(r.listing).toEqual(expect.arrayContaining(["klbr.sqlite", "klbr.sock", "releases"]));
       expect(r.header).toBe("SQLite format 3");

@@ -14,7 +14,7 @@ const policy: BwrapPolicy = {
 describe("bwrapArgv", () => {
   it("mounts / read-only, fresh /dev /proc /tmp, the workspace read-write, hides the data dir, then binds what must show", () => {
     expect(bwrapArgv("bwrap", policy)).toEqual([
-      "bwrap", "--die-with-parent", "--new-session", "--unshare-pid", "--unshare-ipc",
+      "bwrap", "--cap-drop", "ALL", "--die-with-parent", "--new-session", "--unshare-pid", "--unshare-ipc",
       "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
       "--tmpfs", "/tmp",
       "--bind", "/home/op/project", "/home/op/project",

@@ -22,12 +22,14 @@ export interface BwrapPolicy {
  * The bwrap argv (program first, ending in `--`) that runs a command under `policy`, in the order
  * bubblewrap applies mounts: `/` read-only, a fresh /dev and /proc (the latter of its own pid
  * namespace), fresh temporary directories, the workspace, then the masks, then what must show
- * through them. The namespaces: pid (its init ends every process inside when it dies), ipc, and
+ * through them. No capabilities. The namespaces: pid (its init ends every process inside when it dies), ipc, and
  * net when the network is off; `--die-with-parent` and `--new-session` (no TIOCSTI on the host's
  * terminal). Pure: the same policy gives the same argv.
  */
 export function bwrapArgv(bwrap: string, policy: BwrapPolicy): string[] {
-  const argv = [bwrap, "--die-with-parent", "--new-session", "--unshare-pid", "--unshare-ipc"];
+  // --cap-drop ALL: bwrap started by root keeps every capability inside unless told otherwise, and
+  // CAP_SYS_ADMIN would unmount the mask over the data directory (unprivileged bwrap drops them anyway).
+  const argv = [bwrap, "--cap-drop", "ALL", "--die-with-parent", "--new-session", "--unshare-pid", "--unshare-ipc"];
   if (!policy.network) argv.push("--unshare-net");
   argv.push("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc");
   for (const dir of outermostFirst(policy.freshDirs)) argv.push("--tmpfs", dir);

@@ -323,7 +323,7 @@ describe.skipIf(!HAS_BWRAP)("bwrap with the network on, and bwrap unable to star
       }
       const data = join(dir, "data");
       const r = await klbr(["--data-dir", data, "--workspace", dir, "serve", "--sandbox", "bwrap"], { ...process.env, KLBR_BWRAP: program });
-      expect(r.code).toBe(1);
+      expect(r.code).toBe(69); // EX_UNAVAILABLE: cannot run here
       expect(r.stderr).toMatch(expected);
       expect(r.stderr).toContain("--sandbox none");
       expect(r.stderr).not.toContain("klbr: serving");
@@ -337,10 +337,10 @@ describe.skipIf(!HAS_BWRAP)("bwrap with the network on, and bwrap unable to star
     const dir = tempDir("klbr-su-");
     try {
       const bad = await klbr(["--data-dir", join(dir, "d"), "--workspace", dir, "serve", "--sandbox", "docker"]);
-      expect(bad.code).toBe(1);
+      expect(bad.code).toBe(64); // EX_USAGE
       expect(bad.stderr).toContain('SANDBOX_INVALID: sandbox must be "none" or "bwrap", got "docker"');
       const off = await klbr(["--data-dir", join(dir, "d"), "--workspace", dir, "serve", "--network", "off"]);
-      expect(off.code).toBe(1);
+      expect(off.code).toBe(64);
       expect(off.stderr).toContain("SANDBOX_INVALID: network off needs a sandbox");
     } finally {
       rmSync(dir, { recursive: true, force: true });

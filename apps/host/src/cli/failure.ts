@@ -46,6 +46,10 @@ function hintFor(code: string, e: Coded, ctx: FailureContext): { hint: string | 
     case "SQLITE_CANTOPEN":
     case "SQLITE_PERM":
       return { hint: `${db} cannot be written: check its permissions and its directory's, or choose another --data-dir`, exit: EXIT.UNAVAILABLE };
+    case "SANDBOX_INVALID":
+      return { hint: "--sandbox (KLBR_SANDBOX) is none or bwrap; --network (KLBR_SANDBOX_NETWORK) is on or off, and off needs --sandbox bwrap", exit: EXIT.USAGE };
+    case "SANDBOX_UNAVAILABLE":
+      return { hint: "install bubblewrap and allow user namespaces, or run with --sandbox none (unsandboxed)", exit: EXIT.UNAVAILABLE };
     case "WORKER_SPAWN_FAILED":
     case "PYTHON_NOT_FOUND":
       return { hint: "set KLBR_PYTHON to a Python 3.11+ interpreter (or put python3 on PATH)", exit: EXIT.UNAVAILABLE };

@@ -38,6 +38,8 @@ export interface DataLayout {
   releases: string;
   managedSkills: string;
   controlSocket: string;
+  /** Model routes (C10): `{"default", "routes": [...]}`; keys live in the environment, never here. */
+  routes: string;
   /** Held by the one host (daemon or embedded) using the directory; it holds its pid. */
   lock: string;
 }
@@ -50,6 +52,7 @@ export function dataLayout(dataDir: string): DataLayout {
     releases: join(dataDir, "releases"),
     managedSkills: join(dataDir, "skills"),
     controlSocket: join(dataDir, "klbr.sock"),
+    routes: join(dataDir, "routes.json"),
     lock: join(dataDir, "klbr.lock"),
   };
 }

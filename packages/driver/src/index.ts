@@ -47,3 +47,9 @@ export type { FrontierSection } from "./frontier.js";
 export { DriverError, isDriverError } from "./errors.js";
 /** Stable error codes of @klbr/driver. */
 export type { DriverErrorCode } from "./errors.js";
+
+// Incremental assembly
+/** The same bytes as the pure assembly, each record rendered once. */
+export { RequestAssembler } from "./assembler.js";
+/** An assembled body. */
+export type { AssembledBody } from "./assembler.js";

@@ -273,3 +273,76 @@ export const peerRequests = sqliteTable(
     index("peer_requests_peer").on(t.peerId, t.status),
   ],
 );
+
+/**
+ * A session's transcript (C10): one row per record in the order the model reads them. A row
+ * names where its content lives (`ref`: an event id, a model request id, an execution id, a
+ * header record id); `detail` holds what has no other home (a refusal's reason).
+ */
+export const transcriptRecords = sqliteTable(
+  "transcript_records",
+  {
+    seq: integer("seq").primaryKey({ autoIncrement: true }),
+    sessionId: text("session_id").notNull(),
+    kind: text("kind", { enum: ["input", "reply", "cell", "refusal", "observation"] }).notNull(),
+    ref: text("ref").notNull(),
+    /** For a cell or a refusal: the model request whose reply made the call. */
+    requestId: text("request_id"),
+    callId: text("call_id"),
+    detail: text("detail", { mode: "json" }),
+    atMs: integer("at_ms").notNull(),
+  },
+  (t) => [index("transcript_records_session").on(t.sessionId, t.seq), index("transcript_records_ref").on(t.kind, t.ref)],
+);
+
+/** Every model request (C10): what was sent (digest, bytes shared with the previous), how it ended, usage as reported. */
+export const modelRequests = sqliteTable(
+  "model_requests",
+  {
+    id: text("id").primaryKey(),
+    sessionId: text("session_id").notNull(),
+    turnId: text("turn_id").notNull(),
+    route: text("route").notNull(),
+    api: text("api").notNull(),
+    model: text("model").notNull(),
+    /** The route as it was (no key): what the body was built with, for re-assembly. */
+    profile: text("profile", { mode: "json" }).notNull(),
+    /** The header pin the request ran under. */
+    headerRecordId: integer("header_record_id").notNull(),
+    frontierId: text("frontier_id"),
+    /** The last transcript record the request includes. */
+    throughSeq: integer("through_seq").notNull(),
+    bodyDigest: text("body_digest").notNull(),
+    bodyBytes: integer("body_bytes").notNull(),
+    sharedPrefixBytes: integer("shared_prefix_bytes").notNull(),
+    status: text("status", { enum: ["running", "ok", "error"] }).notNull(),
+    error: text("error", { mode: "json" }),
+    retries: integer("retries").notNull().default(0),
+    /** The @klbr/usage record; null when the route reported none. */
+    usage: text("usage", { mode: "json" }),
+    /** The reply exactly as received (text, tool calls, stop reason). */
+    reply: text("reply", { mode: "json" }),
+    startedAtMs: integer("started_at_ms").notNull(),
+    endedAtMs: integer("ended_at_ms"),
+  },
+  (t) => [index("model_requests_session").on(t.sessionId, t.startedAtMs), index("model_requests_status").on(t.status)],
+);
+
+/** Frontiers (C12): the durable point a session's transcript restarts from at a fold. */
+export const frontiers = sqliteTable(
+  "frontiers",
+  {
+    id: text("id").primaryKey(),
+    sessionId: text("session_id").notNull(),
+    coversThrough: integer("covers_through").notNull(),
+    block: text("block").notNull(),
+    reason: text("reason", { enum: ["selected", "budget"] }).notNull(),
+    executionId: text("execution_id"),
+    createdAtMs: integer("created_at_ms").notNull(),
+    /** Set when a request first ran under it (the header was pinned anew then). */
+    installedAtMs: integer("installed_at_ms"),
+    /** The pin the installation wrote. */
+    headerRecordId: integer("header_record_id"),
+  },
+  (t) => [index("frontiers_session").on(t.sessionId, t.createdAtMs)],
+);

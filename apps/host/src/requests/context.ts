@@ -61,6 +61,8 @@ export interface HostServices {
   closeSession(sessionId: string, drain: boolean): Promise<boolean>;
   /** In-cell waits on peer requests (peer.result with wait_ms). */
   readonly peerSignals: PeerSignals;
+  /** frontier.select (C12) for a session's live execution. */
+  frontierSelect(sessionId: string, executionId: string): unknown;
 }
 
 /** Something subscribers (repl, log followers, a model driver) are told as it happens. */
@@ -71,7 +73,9 @@ export type Notification =
   | { type: "execution"; session_id: string; execution_id: string; status: string; at_ms: number }
   | { type: "hooks"; revision: string; epoch: number; at_ms: number }
   | { type: "kernel.reset"; session_id: string; generation: string; skills: string | null; at_ms: number }
-  | { type: "session.stopped"; session_id: string; drain: boolean; at_ms: number };
+  | { type: "session.stopped"; session_id: string; drain: boolean; at_ms: number }
+  /** A model turn's progress: turn_start, request, delta, reply, refusal, error, fold, turn_end. */
+  | { type: "model"; phase: string; session_id: string; at_ms: number; [field: string]: unknown };
 
 /** Everything one request handler gets. */
 export interface RequestContext {

@@ -3,6 +3,7 @@ import { behaviorActivate } from "./behavior";
 import type { RequestContext } from "./context";
 import { ReplyError } from "./errors";
 import { evidenceResolve } from "./evidence";
+import { frontierSelect } from "./frontier";
 import { hooksDescribe, hooksList } from "./hooks";
 import { localSend } from "./local";
 import { maintenanceAssess, maintenanceOriginate } from "./maintenance";
@@ -41,10 +42,11 @@ export const HANDLERS: Record<string, Handler> = {
   "peer.get": peerGet,
   "peer.list": peerList,
   "peer.stop": peerStop,
+  "frontier.select": frontierSelect,
 };
 
 /** Families the spec names that this host does not build yet: answered, never faked. */
-export const UNSUPPORTED_PREFIXES = ["frontier.", "remote."];
+export const UNSUPPORTED_PREFIXES = ["remote."];
 
 /** The name a method is served and recorded under: an alias (`agents.open`, `peer.message`) becomes its canonical method. */
 export function canonicalName(method: string): string {

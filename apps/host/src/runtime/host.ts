@@ -32,6 +32,11 @@ import { PeerSignals } from "./peer-signals";
 import { recoverAfterCrash } from "./recovery";
 import { SkillsService } from "./skills-service";
 import { Workbench } from "./workbench";
+import { DEFAULT_FRONTIER_SECTIONS, frontierBlock, type FrontierSectionProvider } from "./frontier-block";
+import { Turns, type DriveOptions } from "./turns";
+import type { TurnHost } from "./session";
+import { recordFrontier } from "../store/frontiers";
+import { lastSeq } from "../store/transcript";
 
 /** How a host is set up. */
 export interface HostOptions {
@@ -54,6 +59,8 @@ export interface HostOptions {
   sandbox?: SandboxMode;
   /** Network inside the sandbox; default KLBR_SANDBOX_NETWORK or on. Off needs sandbox bwrap. */
   network?: boolean;
+  /** Drive sessions with a model route (C10): `true` for the default route of `<data>/routes.json`. */
+  drive?: DriveOptions | boolean;
 }
 
 /** What a finished cell looks like to a caller (derived from its durable row). */
@@ -86,7 +93,7 @@ export class Host implements HostServices {
   readonly startedAtMs: number;
   /** The sandbox every worker and workspace.run command of this host runs in. */
   readonly sandbox: HostSandbox;
-  private readonly sqlite: Database.Database;
+  readonly sqlite: Database.Database;
   private readonly pythonDir: string;
   private readonly python: string;
   private readonly hooks: HooksService;
@@ -104,6 +111,10 @@ export class Host implements HostServices {
   private hooksRestart: Promise<void> | null = null;
   private stopping = false;
   private readonly releaseLock: () => void;
+  /** The model turns, when this host drives sessions. */
+  turns: Turns | null = null;
+  private readonly frontierSections: FrontierSectionProvider[] = [...DEFAULT_FRONTIER_SECTIONS];
+  private readonly aborts = new AbortController();
 
   private constructor(private readonly options: HostOptions) {
     this.layout = dataLayout(resolve(options.dataDir));
@@ -145,6 +156,7 @@ export class Host implements HostServices {
     const host = new Host(options);
     try {
       await host.sandbox.check();
+      if (options.drive) host.turns = new Turns(host.turnHost(), host.layout.routes, options.drive === true ? {} : options.drive);
       host.behaviour.migrate();
       const recovered = recoverAfterCrash(host.db, host.now());
       for (const wait of recovered.openWaits) if (wait.deadlineMs !== null) host.scheduleWaitDeadline(wait.id, wait.deadlineMs);
@@ -152,6 +164,13 @@ export class Host implements HostServices {
       const gen = await host.behaviour.startActive();
       if (gen) host.hooks.install(gen);
       await host.ensureWorkbench(ROOT_SESSION, "host_start");
+      const turns = host.turns;
+      if (turns) {
+        host.subscribe((n) => {
+          if (n.type === "wake" || n.type === "input") turns.kick(n.session_id);
+        });
+        turns.resume();
+      }
       return host;
     } catch (error) {
       await host.stop();
@@ -297,8 +316,8 @@ export class Host implements HostServices {
     return () => this.listeners.delete(listener);
   }
 
-  /** Run one cell in a session's workbench and record it from start to end. */
-  async execute(code: string, sessionId: string = ROOT_SESSION): Promise<ExecutionReport> {
+  /** Run one cell in a session's workbench and record it from start to end (under `executionId` when the caller chose it). */
+  async execute(code: string, sessionId: string = ROOT_SESSION, opts: { executionId?: string } = {}): Promise<ExecutionReport> {
     this.refuseClosed(sessionId);
     const bench = await this.ensureWorkbench(sessionId, "session_start");
     const release = await bench.acquire();
@@ -308,7 +327,7 @@ export class Host implements HostServices {
       if (!bench.worker || bench.worker.state === "dead") await this.restartWorkbench(bench, "worker_died");
       const worker = bench.worker!;
       const live: LiveExecution = {
-        id: newId("ex"),
+        id: opts.executionId ?? newId("ex"),
         sessionId,
         generation: worker.generation,
         yielded: false,
@@ -469,14 +488,71 @@ export class Host implements HostServices {
   async stop(): Promise<void> {
     if (this.stopping) return;
     this.stopping = true;
+    this.aborts.abort();
     for (const timer of this.timers) clearTimeout(timer);
     const workers: Worker[] = [];
     for (const bench of this.workbenches.values()) if (bench.worker) workers.push(bench.worker);
     if (this.hooks.current) workers.push(this.hooks.current.worker);
     workers.push(...this.behaviour.strayWorkers());
     await Promise.allSettled(workers.map((w) => w.shutdown()));
+    // A turn still in a cell or a route call ends on its own now (workers gone, calls aborted) and writes nothing more.
+    await this.turns?.settle();
     this.sqlite.close();
     this.releaseLock();
+  }
+
+  // ---- model turns ---------------------------------------------------------------------
+
+  /** The session's workbench is up and its header pinned (a model turn's first request needs both). */
+  async prepareSession(sessionId: string): Promise<void> {
+    await this.ensureWorkbench(sessionId, "session_start");
+  }
+
+  /** Add a section to every frontier block written from now on (work items, candidates, peer requests ...). */
+  addFrontierSection(provider: FrontierSectionProvider): void {
+    this.frontierSections.push(provider);
+  }
+
+  /** The frontier block for a fold of a session through `coversThrough` (C12). */
+  frontierBlock(sessionId: string, coversThrough: number): string {
+    return frontierBlock(this.frontierSections, { sqlite: this.sqlite, sessionId, coversThrough });
+  }
+
+  /** frontier.select (C12): a frontier through the transcript's last record, installed by the next request. */
+  frontierSelect(sessionId: string, executionId: string): unknown {
+    // The selecting cell's own record (and its result) stays after the frontier: the model reads it after the fold.
+    const own = this.sqlite.prepare("SELECT seq FROM transcript_records WHERE session_id = ? AND kind = 'cell' AND ref = ?").get(sessionId, executionId) as { seq: number } | undefined;
+    const coversThrough = own
+      ? ((this.sqlite.prepare("SELECT max(seq) AS seq FROM transcript_records WHERE session_id = ? AND seq < ?").get(sessionId, own.seq) as { seq: number | null }).seq ?? 0)
+      : lastSeq(this.sqlite, sessionId);
+    const row = recordFrontier(this.db, {
+      id: newId("fr"),
+      sessionId,
+      coversThrough,
+      block: this.frontierBlock(sessionId, coversThrough),
+      reason: "selected",
+      executionId,
+      createdAtMs: this.now(),
+    });
+    return { frontier_id: row.id, covers_through: row.coversThrough, installs: "next_request" };
+  }
+
+  private turnHost(): TurnHost {
+    const host = this;
+    return {
+      db: this.db,
+      sqlite: this.sqlite,
+      now: () => this.now(),
+      newId: (prefix) => newId(prefix),
+      notify: (n) => this.notify(n),
+      execute: (code, sessionId, opts) => this.execute(code, sessionId, opts),
+      prepareSession: (sessionId) => this.prepareSession(sessionId),
+      frontierBlock: (sessionId, through) => this.frontierBlock(sessionId, through),
+      signal: this.aborts.signal,
+      get stopping() {
+        return host.stopping;
+      },
+    };
   }
 
   // ---- internals ----------------------------------------------------------------------

@@ -1,13 +1,41 @@
-import { asc, eq } from "drizzle-orm";
+import { and, asc, desc, eq, gt } from "drizzle-orm";
 import type { HostDb } from "../db/open";
 import { headerRecords } from "../db/schema";
 
-/** Append a header pin or revision record for a session. */
+/** Append a header pin or revision record for a session; returns its id. */
 export function appendHeaderRecord(
   db: HostDb,
   row: { sessionId: string; type: "header_pin" | "header_revision"; digest: string; record: unknown; atMs: number },
-): void {
-  db.insert(headerRecords).values(row).run();
+): number {
+  return db.insert(headerRecords).values(row).returning({ id: headerRecords.id }).get().id;
+}
+
+/** A session's header rows after `afterId`, with their ids, in the order they were written. */
+export function headerRows(db: HostDb, sessionId: string, afterId = 0): Array<{ id: number; type: string; digest: string; record: unknown }> {
+  return db
+    .select({ id: headerRecords.id, type: headerRecords.type, digest: headerRecords.digest, record: headerRecords.record })
+    .from(headerRecords)
+    .where(and(eq(headerRecords.sessionId, sessionId), gt(headerRecords.id, afterId)))
+    .orderBy(asc(headerRecords.id))
+    .all();
+}
+
+/** The session's newest pin (its head): id and text; undefined before the first pin. */
+export function latestPin(db: HostDb, sessionId: string): { id: number; text: string; digest: string } | undefined {
+  const row = db
+    .select({ id: headerRecords.id, record: headerRecords.record })
+    .from(headerRecords)
+    .where(and(eq(headerRecords.sessionId, sessionId), eq(headerRecords.type, "header_pin")))
+    .orderBy(desc(headerRecords.id))
+    .get();
+  if (!row) return undefined;
+  const pin = row.record as { text: string; digest: string };
+  return { id: row.id, text: pin.text, digest: pin.digest };
+}
+
+/** One header record by id. */
+export function headerRecord(db: HostDb, id: number): { id: number; type: string; digest: string; record: unknown } | undefined {
+  return db.select({ id: headerRecords.id, type: headerRecords.type, digest: headerRecords.digest, record: headerRecords.record }).from(headerRecords).where(eq(headerRecords.id, id)).get();
 }
 
 /** A session's header records in the order they were written. */

@@ -221,6 +221,34 @@ const QUERIES: LogTable[] = [
     }),
   },
   {
+    from: "model_requests",
+    map: (r) => ({
+      key: `model:${r.id}:${r.status}`,
+      at_ms: (r.ended_at_ms ?? r.started_at_ms) as number,
+      kind: "model.request",
+      id: r.id,
+      session_id: r.session_id,
+      route: r.route,
+      model: r.model,
+      status: r.status,
+      body_digest: r.body_digest,
+      body_bytes: r.body_bytes,
+      shared_prefix_bytes: r.shared_prefix_bytes,
+      retries: r.retries,
+      usage: json(r.usage),
+      error: json(r.error),
+      reply: json(r.reply),
+      started_at_ms: r.started_at_ms,
+      ended_at_ms: r.ended_at_ms,
+    }),
+    open: (r) => r.status === "running",
+  },
+  {
+    from: "frontiers",
+    map: (r) => ({ key: `frontier:${r.id}:${r.installed_at_ms === null ? "selected" : "installed"}`, at_ms: (r.installed_at_ms ?? r.created_at_ms) as number, kind: "frontier", id: r.id, session_id: r.session_id, reason: r.reason, covers_through: r.covers_through, execution_id: r.execution_id, installed: r.installed_at_ms !== null }),
+    open: (r) => r.installed_at_ms === null,
+  },
+  {
     from: "incidents",
     map: (r) => ({ key: `incident:${r.id}`, at_ms: r.at_ms as number, kind: `incident.${r.kind}`, detail: json(r.detail) }),
   },
@@ -240,10 +268,16 @@ function json(value: unknown): unknown {
   }
 }
 
+/** The log tables this database has: one written by an older host lacks the newer tables until a host migrates it. */
+function presentQueries(sqlite: Database.Database): LogTable[] {
+  const names = new Set((sqlite.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as Array<{ name: string }>).map((r) => r.name));
+  return QUERIES.filter((q) => names.has(q.from.replace(/"/g, "")));
+}
+
 /** Every log entry, oldest first (entries at the same instant keep table order). */
 export function readLog(sqlite: Database.Database): LogEntry[] {
   const entries: LogEntry[] = [];
-  for (const q of QUERIES) for (const row of sqlite.prepare(`SELECT * FROM ${q.from}`).all() as Record<string, unknown>[]) entries.push(q.map(row));
+  for (const q of presentQueries(sqlite)) for (const row of sqlite.prepare(`SELECT * FROM ${q.from}`).all() as Record<string, unknown>[]) entries.push(q.map(row));
   return entries.sort((a, b) => a.at_ms - b.at_ms);
 }
 
@@ -280,7 +314,7 @@ const ROWID = "__klbr_rowid";
  * whole table. Every statement is prepared once, here.
  */
 export function followLog(sqlite: Database.Database): LogFollower {
-  const tables = QUERIES.map((q) => ({
+  const tables = presentQueries(sqlite).map((q) => ({
     q,
     after: sqlite.prepare(`SELECT *, rowid AS ${ROWID} FROM ${q.from} WHERE rowid > ? ORDER BY rowid`),
     again: q.open ? sqlite.prepare(`SELECT *, rowid AS ${ROWID} FROM ${q.from} WHERE rowid = ?`) : undefined,

@@ -7,8 +7,20 @@ import type { LogEntry } from "../../store/log-view";
 import { optionsOf, run, type CommonOptions } from "../command";
 import { dataDirOf } from "../target";
 
+/** A model request in one line: route, outcome, bytes shared with the previous body, and the usage as the route reported it. */
+function humanModelRequest(at: string, e: LogEntry): string {
+  const usage = e.usage as Record<string, number> | null;
+  const figures = usage
+    ? ["prompt_tokens", "cached_prompt_tokens", "cache_write_tokens", "completion_tokens"].filter((k) => usage[k] !== undefined).map((k) => `${k}=${usage[k]}`).join(" ")
+    : "usage=absent";
+  const share = usage && usage.prompt_tokens && usage.cached_prompt_tokens !== undefined ? ` cached=${((100 * usage.cached_prompt_tokens) / usage.prompt_tokens).toFixed(1)}%` : "";
+  const error = e.error ? ` error=${JSON.stringify((e.error as { code: string }).code)}` : "";
+  return `${at} model.request ${String(e.id)} session=${String(e.session_id)} route=${String(e.route)} model=${JSON.stringify(e.model)} status=${String(e.status)}${error} retries=${String(e.retries)} body_bytes=${String(e.body_bytes)} shared_prefix_bytes=${String(e.shared_prefix_bytes)} ${figures}${share}`;
+}
+
 function human(entry: LogEntry): string {
   const at = stampOrUnknown(entry.at_ms);
+  if (entry.kind === "model.request") return humanModelRequest(at, entry);
   const { key: _key, at_ms: _at, kind, ...rest } = entry;
   const brief = Object.entries(rest)
     .filter(([, v]) => v !== null && v !== undefined && v !== "")

@@ -1,0 +1,49 @@
+import { composeFrontierBlock, renderCellResult, type FrontierSection } from "@klbr/driver";
+import { frameInput, stampOrUnknown } from "@klbr/transcript";
+import type Database from "better-sqlite3";
+import { cellResult, loadTranscript } from "../store/transcript";
+
+/** What a section provider reads: the log, the session, and the last record the fold covers. */
+export interface FrontierContext {
+  sqlite: Database.Database;
+  sessionId: string;
+  coversThrough: number;
+}
+
+/**
+ * One section of the frontier block (C12), written from the log only (deterministic, no model
+ * call). Families that own more state (work items, staged candidates, peer requests) register
+ * theirs with `Host.addFrontierSection`.
+ */
+export type FrontierSectionProvider = (ctx: FrontierContext) => FrontierSection;
+
+/** Inputs the fold covers that no reply came after: the model has not answered them yet. */
+export const pendingInputsSection: FrontierSectionProvider = ({ sqlite, sessionId, coversThrough }) => {
+  const records = loadTranscript(sqlite, sessionId, 0, coversThrough);
+  const lastReply = records.findLastIndex((r) => r.kind === "reply");
+  const lines = records.slice(lastReply + 1).flatMap((r) => (r.kind === "input" ? [frameInput(r.event)] : []));
+  return { title: "pending inputs", lines };
+};
+
+/** The session's open waits. */
+export const openWaitsSection: FrontierSectionProvider = ({ sqlite, sessionId }) => {
+  const rows = sqlite.prepare("SELECT id, reason, deadline_ms FROM waits WHERE session_id = ? AND state = 'waiting' ORDER BY created_at_ms, id").all(sessionId) as Array<{ id: string; reason: string; deadline_ms: number | null }>;
+  return { title: "open waits", lines: rows.map((w) => `wait ${w.id}: ${w.reason}; deadline ${w.deadline_ms === null ? "none" : stampOrUnknown(w.deadline_ms)}`) };
+};
+
+/** The last cell the fold covers, its source and its framed result. */
+export const lastCellSection: FrontierSectionProvider = ({ sqlite, sessionId, coversThrough }) => {
+  const row = sqlite.prepare("SELECT ref FROM transcript_records WHERE session_id = ? AND kind = 'cell' AND seq <= ? ORDER BY seq DESC LIMIT 1").get(sessionId, coversThrough) as { ref: string } | undefined;
+  if (!row) return { title: "last cell", lines: [] };
+  const code = (sqlite.prepare("SELECT code FROM executions WHERE id = ?").get(row.ref) as { code: string } | undefined)?.code ?? "";
+  const result = cellResult(sqlite, row.ref);
+  return { title: "last cell", lines: [`\`\`\`python\n${code}${code.endsWith("\n") ? "" : "\n"}\`\`\``, result ? renderCellResult(result) : "(no result recorded)"] };
+};
+
+/** The sections every host writes, in this order; registered ones follow. */
+export const DEFAULT_FRONTIER_SECTIONS: readonly FrontierSectionProvider[] = [pendingInputsSection, openWaitsSection, lastCellSection];
+
+/** The block for a fold through `coversThrough`. */
+export function frontierBlock(providers: readonly FrontierSectionProvider[], ctx: FrontierContext): string {
+  return composeFrontierBlock(providers.map((p) => p(ctx)));
+}

@@ -1,0 +1,378 @@
+import {
+  bodyDigest,
+  callRoute,
+  cellsOf,
+  isDriverError,
+  needsBudgetFold,
+  planBudgetFold,
+  RequestAssembler,
+  routeKey,
+  sharedPrefixBytes,
+  type FrontierRef,
+  type ModelReply,
+  type Route,
+} from "@klbr/driver";
+import { fold, JOINED_SOURCE, resolve } from "@klbr/header";
+import type Database from "better-sqlite3";
+import { and, eq, gt } from "drizzle-orm";
+import type { HostDb } from "../db/open";
+import { events, waits } from "../db/schema";
+import type { Notification } from "../requests/context";
+import { markConsumed } from "../store/events";
+import { getExecution } from "../store/executions";
+import { installedFrontier, markInstalled, pendingFrontier, recordFrontier, type FrontierRow } from "../store/frontiers";
+import { appendHeaderRecord, headerChain, headerRecord, headerRows, latestPin } from "../store/headers";
+import { recordIncident } from "../store/incidents";
+import { failModelRequest, finishModelRequest, sessionModelRequests, startModelRequest } from "../store/model-requests";
+import { appendTranscript, lastSeq, loadTranscript, maxRef, transcriptRows } from "../store/transcript";
+import { createWait } from "../store/waits";
+import { reassembleRequest } from "./reassemble";
+
+/** What one session's turn loop uses of the host. */
+export interface TurnHost {
+  readonly db: HostDb;
+  readonly sqlite: Database.Database;
+  now(): number;
+  newId(prefix: string): string;
+  notify(notification: Notification): void;
+  /** Run one cell in the session's workbench under a known execution id. */
+  execute(code: string, sessionId: string, opts: { executionId: string }): Promise<{ status: string }>;
+  /** The session's workbench is up and its header pinned. */
+  prepareSession(sessionId: string): Promise<void>;
+  /** The frontier block for a fold covering through `coversThrough` (C12). */
+  frontierBlock(sessionId: string, coversThrough: number): string;
+  /** Whether the host is stopping (a turn then ends without recording a failure). */
+  readonly stopping: boolean;
+  /** Aborted when the host stops: a route call in flight is abandoned. */
+  readonly signal: AbortSignal;
+}
+
+/** The default C10 limit on cells in one turn. */
+export const MAX_CELLS_PER_TURN = 50;
+
+interface PendingReply {
+  requestId: string;
+  reply: ModelReply;
+  /** Calls already answered (null: the fence cell). */
+  answered: Set<string | null>;
+  /** Calls whose cell record exists but whose execution never started (a crash in between). */
+  preassigned: Map<string | null, string>;
+  yielded: boolean;
+}
+
+/**
+ * One session's turn loop (C10). A turn starts when the session is woken and has no open wait;
+ * it sends a request assembled from the log, runs the cells of the reply one at a time, and
+ * repeats, until a cell yields (the wait it accepted ends the turn), a reply has no cell (a
+ * `model_ended_turn` wait), or `max_cells_per_turn` cells ran (an incident, then a wait). One
+ * turn at a time: a wake during a turn is remembered and looked at when it ends.
+ *
+ * Everything is read back from the log, so a host that restarts mid-turn resumes where the log
+ * stops: a reply already recorded is not requested again, a call whose cell record exists is not
+ * run again (its execution was closed `interrupted` by recovery, and the model reads that).
+ */
+export class SessionTurns {
+  private running: Promise<void> | null = null;
+  private again = false;
+  private assembler: RequestAssembler | null = null;
+  private assemblerKey = "";
+  private previousBody: string | null | undefined = undefined;
+
+  constructor(
+    private readonly host: TurnHost,
+    readonly sessionId: string,
+    private readonly route: () => Route | null,
+    private readonly maxCells = MAX_CELLS_PER_TURN,
+  ) {}
+
+  /** Whether a turn is running now. */
+  get busy(): boolean {
+    return this.running !== null;
+  }
+
+  /** The turn under way, if any (for a clean stop). */
+  get current(): Promise<void> | null {
+    return this.running;
+  }
+
+  /** Look at the session: start a turn when it is due, or note the wake for the end of the running one. */
+  kick(): void {
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = this.loop().finally(() => {
+      this.running = null;
+    });
+  }
+
+  private async loop(): Promise<void> {
+    do {
+      this.again = false;
+      if (this.host.stopping) return;
+      try {
+        await this.turn();
+      } catch (error) {
+        if (this.host.stopping) return;
+        recordIncident(this.host.db, "model.turn_failed", { session_id: this.sessionId, error: String((error as Error).stack ?? error) }, this.host.now());
+        this.endTurn("turn_failed", null);
+      }
+    } while (this.again && !this.host.stopping);
+  }
+
+  private hasOpenWait(): boolean {
+    return this.host.db.select({ id: waits.id }).from(waits).where(and(eq(waits.sessionId, this.sessionId), eq(waits.state, "waiting"))).get() !== undefined;
+  }
+
+  private async turn(): Promise<void> {
+    if (this.hasOpenWait()) return;
+    const route = this.route();
+    if (!route) return;
+    await this.host.prepareSession(this.sessionId);
+    let key: string | null;
+    try {
+      key = routeKey(route);
+    } catch (error) {
+      recordIncident(this.host.db, "model.route_failed", { session_id: this.sessionId, route: route.name, code: (error as { code?: string }).code, message: (error as Error).message }, this.host.now());
+      this.endTurn("route_failed", null);
+      return;
+    }
+    const turnId = this.host.newId("turn");
+    this.host.notify({ type: "model", phase: "turn_start", session_id: this.sessionId, turn_id: turnId, at_ms: this.host.now() });
+    let cells = 0;
+    for (;;) {
+      if (this.host.stopping) return;
+      let pending = this.unansweredReply(route);
+      if (!pending) {
+        const sent = await this.request(route, key, turnId);
+        if (!sent) return;
+        pending = { requestId: sent.requestId, reply: sent.reply, answered: new Set(), preassigned: new Map(), yielded: false };
+      }
+      const calls = cellsOf(pending.reply, route.cells);
+      if (calls.length === 0) {
+        if (this.endTurn("model_ended_turn", pending.requestId)) continue;
+        return;
+      }
+      let yielded = pending.yielded;
+      for (const call of calls) {
+        if (pending.answered.has(call.call_id)) continue;
+        if (this.host.stopping) return;
+        if (yielded) {
+          this.refuse(pending.requestId, call.call_id, "the turn ended at a yielded cell before this call");
+          continue;
+        }
+        if (cells >= this.maxCells) {
+          this.refuse(pending.requestId, call.call_id, `this turn reached max_cells_per_turn (${this.maxCells})`);
+          continue;
+        }
+        if ("refused" in call) {
+          this.refuse(pending.requestId, call.call_id, call.refused);
+          continue;
+        }
+        cells += 1;
+        let executionId = pending.preassigned.get(call.call_id);
+        if (!executionId) {
+          executionId = this.host.newId("ex");
+          // The record comes first: a restart finds the call taken and never runs it a second time.
+          appendTranscript(this.host.db, { sessionId: this.sessionId, kind: "cell", ref: executionId, requestId: pending.requestId, callId: call.call_id, atMs: this.host.now() });
+        }
+        const report = await this.host.execute(call.code, this.sessionId, { executionId });
+        if (report.status === "yielded") yielded = true;
+      }
+      if (yielded) {
+        this.host.notify({ type: "model", phase: "turn_end", session_id: this.sessionId, turn_id: turnId, reason: "yielded", at_ms: this.host.now() });
+        return;
+      }
+      if (cells >= this.maxCells) {
+        recordIncident(this.host.db, "model.max_cells_per_turn", { session_id: this.sessionId, turn_id: turnId, cells }, this.host.now());
+        if (this.endTurn("max_cells_per_turn", pending.requestId)) this.again = true;
+        return;
+      }
+    }
+  }
+
+  /**
+   * End the turn with a durable wait (no deadline). Returns true when input was already pending
+   * (the wait is born woken and the model should be asked again).
+   */
+  private endTurn(reason: string, requestId: string | null): boolean {
+    const now = this.host.now();
+    const { row } = createWait(this.host.db, { id: this.host.newId("wait"), sessionId: this.sessionId, executionId: requestId ?? "none", reason, seconds: null, nowMs: now });
+    this.host.notify({ type: "model", phase: "turn_end", session_id: this.sessionId, reason, wait_id: row.id, at_ms: now });
+    return row.state === "woken";
+  }
+
+  private refuse(requestId: string, callId: string | null, reason: string): void {
+    appendTranscript(this.host.db, { sessionId: this.sessionId, kind: "refusal", ref: requestId, requestId, callId, detail: { reason }, atMs: this.host.now() });
+    this.host.notify({ type: "model", phase: "refusal", session_id: this.sessionId, request_id: requestId, call_id: callId, reason, at_ms: this.host.now() });
+  }
+
+  /** The newest reply of the transcript when some of its calls have no answer yet (a resumed turn). */
+  private unansweredReply(route: Route): PendingReply | null {
+    const rows = this.host.sqlite
+      .prepare("SELECT * FROM transcript_records WHERE session_id = ? AND seq >= (SELECT max(seq) FROM transcript_records WHERE session_id = ? AND kind = 'reply') ORDER BY seq")
+      .all(this.sessionId, this.sessionId) as Array<Record<string, unknown>>;
+    const replyIndex = 0;
+    if (rows.length === 0) return null;
+    const requestId = rows[replyIndex]!.ref as string;
+    const reply = JSON.parse((this.host.sqlite.prepare("SELECT reply FROM model_requests WHERE id = ?").get(requestId) as { reply: string }).reply) as ModelReply;
+    const answered = new Set<string | null>();
+    const preassigned = new Map<string | null, string>();
+    let yielded = false;
+    for (const row of rows.slice(replyIndex + 1)) {
+      if (row.request_id !== requestId) continue;
+      const callId = (row.call_id as string | null) ?? null;
+      if (row.kind === "cell") {
+        const execution = getExecution(this.host.db, row.ref as string);
+        if (!execution) {
+          preassigned.set(callId, row.ref as string);
+          continue;
+        }
+        if (execution.status === "yielded") yielded = true;
+      }
+      answered.add(callId);
+    }
+    const calls = cellsOf(reply, route.cells);
+    if (calls.length === 0 || calls.every((c) => answered.has(c.call_id))) return null;
+    return { requestId, reply, answered, preassigned, yielded };
+  }
+
+  /** Take new inputs (consumed: the model reads them now) and header observations into the transcript. */
+  private transcribe(pinId: number): void {
+    const { db, sqlite } = this.host;
+    db.transaction(
+      (tx) => {
+        const t = tx as unknown as HostDb;
+        const after = maxRef(sqlite, this.sessionId, "input");
+        const inputs = t.select().from(events).where(and(eq(events.sessionId, this.sessionId), eq(events.direction, "in"), gt(events.id, after))).orderBy(events.id).all();
+        const taken: number[] = [];
+        for (const e of inputs) {
+          const effective = (e.attention as { effective?: { action?: string } } | null)?.effective?.action;
+          if (effective === "ignore") continue;
+          appendTranscript(t, { sessionId: this.sessionId, kind: "input", ref: String(e.id), atMs: this.host.now() });
+          if (e.consumedAtMs === null) taken.push(e.id);
+        }
+        markConsumed(t, taken, this.host.now());
+        const seen = Math.max(maxRef(sqlite, this.sessionId, "observation"), pinId);
+        for (const h of headerRows(t, this.sessionId, seen)) {
+          if (h.type === "header_revision") appendTranscript(t, { sessionId: this.sessionId, kind: "observation", ref: String(h.id), atMs: this.host.now() });
+        }
+      },
+      { behavior: "immediate" },
+    );
+  }
+
+  /** Install a frontier: pin the header anew (rule 3) and mark it installed. */
+  private install(frontier: FrontierRow): void {
+    const { db, sqlite } = this.host;
+    const chain = headerChain(db, this.sessionId);
+    const covered: string[] = [];
+    for (const row of transcriptRows(sqlite, this.sessionId, 0, frontier.coversThrough)) {
+      if (row.kind === "observation") covered.push(headerRecord(db, Number(row.ref))!.digest);
+    }
+    const current = resolve(chain);
+    const sources = current.sources ?? [{ name: JOINED_SOURCE, text: current.text ?? "" }];
+    const pin = fold(chain, sources, this.host.now(), covered);
+    db.transaction((tx) => {
+      const id = appendHeaderRecord(tx as unknown as HostDb, { sessionId: this.sessionId, type: "header_pin", digest: pin.digest, record: pin, atMs: pin.pinned_at_ms });
+      markInstalled(tx as unknown as HostDb, this.sessionId, frontier.id, id, this.host.now());
+    });
+    this.host.notify({ type: "model", phase: "fold", session_id: this.sessionId, frontier_id: frontier.id, reason: frontier.reason, pin_reason: pin.reason, covers_through: frontier.coversThrough, at_ms: this.host.now() });
+  }
+
+  /** The assembler for the session's current pin and frontier, brought up to the end of the transcript. */
+  private assemble(route: Route): { assembler: RequestAssembler; pinId: number; frontier: FrontierRow | undefined } {
+    const { db, sqlite } = this.host;
+    const pin = latestPin(db, this.sessionId);
+    if (!pin) throw new Error(`session ${this.sessionId} has no header pin`);
+    const frontier = installedFrontier(db, this.sessionId);
+    const key = `${JSON.stringify(route)}|${pin.id}|${frontier?.id ?? ""}`;
+    if (!this.assembler || this.assemblerKey !== key) {
+      const ref: FrontierRef | null = frontier ? { frontier_id: frontier.id, covers_through: frontier.coversThrough, block: frontier.block, created_at_ms: frontier.createdAtMs } : null;
+      this.assembler = new RequestAssembler(route, pin.text, ref);
+      this.assemblerKey = key;
+    }
+    this.assembler.append(loadTranscript(sqlite, this.sessionId, this.assembler.through));
+    return { assembler: this.assembler, pinId: pin.id, frontier };
+  }
+
+  /** Send one request; records the row before and the reply after. Null when the route failed (the turn ended). */
+  private async request(route: Route, key: string | null, turnId: string): Promise<{ requestId: string; reply: ModelReply } | null> {
+    const { db, sqlite } = this.host;
+    const selected = pendingFrontier(db, this.sessionId);
+    if (selected) this.install(selected);
+    this.transcribe(latestPin(db, this.sessionId)?.id ?? 0);
+    let { assembler, pinId, frontier } = this.assemble(route);
+    let body = assembler.body();
+    const bytes = Buffer.byteLength(body.text, "utf8");
+    if (needsBudgetFold(bytes, route.context_tokens)) {
+      const records = loadTranscript(sqlite, this.sessionId, frontier?.coversThrough ?? 0);
+      const block = this.host.frontierBlock(this.sessionId, records.at(-1)?.seq ?? 0);
+      const through = planBudgetFold({ headerBytes: Buffer.byteLength(latestPin(db, this.sessionId)!.text), blockBytes: Buffer.byteLength(block), records, contextTokens: route.context_tokens });
+      if (through !== null) {
+        const row = recordFrontier(db, { id: this.host.newId("fr"), sessionId: this.sessionId, coversThrough: through, block: this.host.frontierBlock(this.sessionId, through), reason: "budget", executionId: null, createdAtMs: this.host.now() });
+        this.install(row);
+        ({ assembler, pinId, frontier } = this.assemble(route));
+        body = assembler.body();
+      }
+    }
+    if (this.previousBody === undefined) this.previousBody = this.lastSentBody();
+    const id = this.host.newId("mr");
+    const digest = bodyDigest(body.text);
+    const started = this.host.now();
+    startModelRequest(db, {
+      id,
+      sessionId: this.sessionId,
+      turnId,
+      route: route.name,
+      api: route.api,
+      model: route.model,
+      profile: route,
+      headerRecordId: pinId,
+      frontierId: frontier?.id ?? null,
+      throughSeq: assembler.through,
+      bodyDigest: digest,
+      bodyBytes: Buffer.byteLength(body.text, "utf8"),
+      sharedPrefixBytes: sharedPrefixBytes(this.previousBody, body.text),
+      startedAtMs: started,
+    });
+    this.previousBody = body.text;
+    this.host.notify({ type: "model", phase: "request", session_id: this.sessionId, request_id: id, route: route.name, at_ms: started });
+    try {
+      const result = await callRoute(route, body.object, {
+        key,
+        signal: this.host.signal,
+        onDelta: (delta) => this.host.notify({ type: "model", phase: "delta", session_id: this.sessionId, request_id: id, kind: delta.kind, text: delta.text, at_ms: this.host.now() }),
+      });
+      if (this.host.stopping) return null;
+      if (result.sent !== null && bodyDigest(result.sent) !== digest) {
+        recordIncident(db, "model.body_mismatch", { session_id: this.sessionId, request_id: id, recorded: digest, sent: bodyDigest(result.sent) }, this.host.now());
+      }
+      const ended = this.host.now();
+      db.transaction((tx) => {
+        finishModelRequest(tx as unknown as HostDb, id, { reply: result.reply, usage: result.usage, retries: result.retries, endedAtMs: ended });
+        appendTranscript(tx as unknown as HostDb, { sessionId: this.sessionId, kind: "reply", ref: id, atMs: ended });
+      });
+      this.host.notify({ type: "model", phase: "reply", session_id: this.sessionId, request_id: id, text: result.reply.text, calls: result.reply.calls.length, usage: result.usage, retries: result.retries, at_ms: ended });
+      return { requestId: id, reply: result.reply };
+    } catch (error) {
+      if (this.host.stopping) return null;
+      const e = error as Error & { code?: string; status?: number | null; retries?: number };
+      const code = isDriverError(error) ? error.code : "DRIVER_ROUTE_FAILED";
+      const ended = this.host.now();
+      failModelRequest(db, id, { code, message: e.message, status: e.status ?? null, retries: e.retries ?? 0, endedAtMs: ended });
+      recordIncident(db, "model.route_failed", { session_id: this.sessionId, request_id: id, route: route.name, code, message: e.message, retries: e.retries ?? 0 }, ended);
+      this.host.notify({ type: "model", phase: "error", session_id: this.sessionId, request_id: id, code, message: e.message, at_ms: ended });
+      if (this.endTurn("route_failed", id)) this.again = true;
+      return null;
+    }
+  }
+
+  /** The body of the session's last request, rebuilt from the log (after a restart, for the shared-prefix figure). */
+  private lastSentBody(): string | null {
+    const last = sessionModelRequests(this.host.db, this.sessionId).at(-1);
+    return last ? reassembleRequest(this.host.db, this.host.sqlite, last).text : null;
+  }
+}
+
+export { lastSeq };

@@ -1,0 +1,72 @@
+import { findRoute, routeKey, type Route, type RoutesFile } from "@klbr/driver";
+import { closeRunningModelRequests } from "../store/model-requests";
+import { recordIncident } from "../store/incidents";
+import { readRoutes } from "./routes-file";
+import { SessionTurns, type TurnHost } from "./session";
+
+/** Which route drives sessions: a named one, or the file's default. */
+export interface DriveOptions {
+  route?: string;
+  maxCellsPerTurn?: number;
+}
+
+/**
+ * Drives every session on one route (C10, C13: the default route unless one is named). It
+ * listens to the host's wakes and inputs and gives each session its own turn loop.
+ */
+export class Turns {
+  private readonly sessions = new Map<string, SessionTurns>();
+  readonly route: Route;
+
+  /**
+   * Read the routes and check the route's key now: a route whose key variable is unset is a clear
+   * error at start (DRIVER_KEY_UNSET), not a turn that fails later.
+   */
+  constructor(
+    private readonly host: TurnHost,
+    routesPath: string,
+    private readonly options: DriveOptions,
+  ) {
+    const file: RoutesFile = readRoutes(routesPath);
+    const name = options.route ?? file.default;
+    if (name === null || name === undefined) throw Object.assign(new Error(`no route to drive sessions with: add one with \`klbr route add\` (${routesPath})`), { code: "DRIVER_UNKNOWN_ROUTE" });
+    this.route = findRoute(file, name);
+    routeKey(this.route);
+  }
+
+  /** After a restart: requests cut short are closed, and every session that was mid-turn resumes. */
+  resume(): void {
+    const { db, sqlite } = this.host;
+    const cut = closeRunningModelRequests(db, this.host.now());
+    if (cut.length > 0) recordIncident(db, "model.requests_cut_short", { requests: cut }, this.host.now());
+    const rows = sqlite
+      .prepare("SELECT DISTINCT session_id FROM transcript_records UNION SELECT DISTINCT session_id FROM events WHERE direction = 'in' AND consumed_at_ms IS NULL")
+      .all() as Array<{ session_id: string }>;
+    for (const { session_id } of rows) this.kick(session_id);
+  }
+
+  /** Look at one session (a wake or an input arrived). */
+  kick(sessionId: string): void {
+    let turns = this.sessions.get(sessionId);
+    if (!turns) {
+      turns = new SessionTurns(this.host, sessionId, () => this.route, this.options.maxCellsPerTurn);
+      this.sessions.set(sessionId, turns);
+    }
+    turns.kick();
+  }
+
+  /** Every session's running turn settles (after the host stopped its workers). */
+  async settle(): Promise<void> {
+    await Promise.allSettled([...this.sessions.values()].map((s) => s.current));
+  }
+
+  /** Whether any session has a turn running. */
+  get busy(): boolean {
+    return [...this.sessions.values()].some((s) => s.busy);
+  }
+
+  /** Wait until no session has a turn running (tests, `klbr chat`). */
+  async idle(): Promise<void> {
+    while (this.busy) await Promise.allSettled([...this.sessions.values()].map((s) => s.current));
+  }
+}

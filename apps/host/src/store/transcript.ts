@@ -1,0 +1,115 @@
+import type { CellResult, TranscriptRecord } from "@klbr/driver";
+import type { HeaderRevision } from "@klbr/header";
+import type { InputPayload } from "@klbr/transcript";
+import type Database from "better-sqlite3";
+import type { HostDb } from "../db/open";
+import { transcriptRecords } from "../db/schema";
+
+/** One transcript row as stored. */
+export type TranscriptRow = typeof transcriptRecords.$inferSelect;
+
+/** Append one record to a session's transcript; returns its sequence number. */
+export function appendTranscript(
+  db: HostDb,
+  row: { sessionId: string; kind: TranscriptRow["kind"]; ref: string; requestId?: string | null; callId?: string | null; detail?: unknown; atMs: number },
+): number {
+  return db
+    .insert(transcriptRecords)
+    .values({ sessionId: row.sessionId, kind: row.kind, ref: row.ref, requestId: row.requestId ?? null, callId: row.callId ?? null, detail: row.detail ?? null, atMs: row.atMs })
+    .returning({ seq: transcriptRecords.seq })
+    .get().seq;
+}
+
+const statements = new WeakMap<Database.Database, ReturnType<typeof prepare>>();
+
+function prepare(sqlite: Database.Database) {
+  return {
+    rows: sqlite.prepare("SELECT * FROM transcript_records WHERE session_id = ? AND seq > ? AND seq <= ? ORDER BY seq"),
+    last: sqlite.prepare("SELECT max(seq) AS seq FROM transcript_records WHERE session_id = ?"),
+    maxRef: sqlite.prepare("SELECT max(CAST(ref AS INTEGER)) AS ref FROM transcript_records WHERE session_id = ? AND kind = ?"),
+    event: sqlite.prepare("SELECT source, received_at_ms, payload FROM events WHERE id = ?"),
+    reply: sqlite.prepare("SELECT reply FROM model_requests WHERE id = ?"),
+    execution: sqlite.prepare("SELECT id, status, output, truncated_bytes, error, ended_by, started_at_ms, ended_at_ms FROM executions WHERE id = ?"),
+    header: sqlite.prepare("SELECT record FROM header_records WHERE id = ?"),
+  };
+}
+
+function stmts(sqlite: Database.Database) {
+  let s = statements.get(sqlite);
+  if (!s) statements.set(sqlite, (s = prepare(sqlite)));
+  return s;
+}
+
+/** The session's last sequence number (0 when its transcript is empty). */
+export function lastSeq(sqlite: Database.Database, sessionId: string): number {
+  return (stmts(sqlite).last.get(sessionId) as { seq: number | null }).seq ?? 0;
+}
+
+/** The highest numeric ref of a kind in the session's transcript (the last event or header record taken in). */
+export function maxRef(sqlite: Database.Database, sessionId: string, kind: "input" | "observation"): number {
+  return (stmts(sqlite).maxRef.get(sessionId, kind) as { ref: number | null }).ref ?? 0;
+}
+
+/** Raw transcript rows of a session in (after, through]. */
+export function transcriptRows(sqlite: Database.Database, sessionId: string, after: number, through = Number.MAX_SAFE_INTEGER): Array<Record<string, unknown>> {
+  return stmts(sqlite).rows.all(sessionId, after, through) as Array<Record<string, unknown>>;
+}
+
+/** A cell's result from its execution row, or null while it has none or still runs. */
+export function cellResult(sqlite: Database.Database, executionId: string): CellResult | null {
+  const r = stmts(sqlite).execution.get(executionId) as Record<string, unknown> | undefined;
+  if (!r || r.status === "running") return null;
+  return {
+    execution_id: r.id as string,
+    status: r.status as CellResult["status"],
+    output: r.output ? (JSON.parse(r.output as string) as CellResult["output"]) : [],
+    truncated_bytes: (r.truncated_bytes as number | null) ?? 0,
+    error: (r.error as string | null) ?? null,
+    ended_by: (r.ended_by as string | null) ?? null,
+    started_at_ms: r.started_at_ms as number,
+    ended_at_ms: (r.ended_at_ms as number | null) ?? null,
+  };
+}
+
+/**
+ * The records of a session in (after, through], resolved from the rows their refs name: what a
+ * request is assembled from. A cell whose execution has not closed stops the list there: nothing
+ * after an unfinished record can be read yet.
+ */
+export function loadTranscript(sqlite: Database.Database, sessionId: string, after: number, through = Number.MAX_SAFE_INTEGER): TranscriptRecord[] {
+  const s = stmts(sqlite);
+  const out: TranscriptRecord[] = [];
+  for (const row of transcriptRows(sqlite, sessionId, after, through)) {
+    const seq = row.seq as number;
+    const ref = row.ref as string;
+    switch (row.kind) {
+      case "input": {
+        const e = s.event.get(Number(ref)) as { source: string; received_at_ms: number; payload: string };
+        out.push({ seq, kind: "input", event: { source: e.source, received_at_ms: e.received_at_ms, payload: JSON.parse(e.payload) as InputPayload } });
+        break;
+      }
+      case "reply": {
+        const r = s.reply.get(ref) as { reply: string };
+        out.push({ seq, kind: "reply", request_id: ref, reply: JSON.parse(r.reply) });
+        break;
+      }
+      case "cell": {
+        const result = cellResult(sqlite, ref);
+        if (!result) return out;
+        out.push({ seq, kind: "cell", request_id: row.request_id as string, call_id: (row.call_id as string | null) ?? null, result });
+        break;
+      }
+      case "refusal": {
+        const detail = JSON.parse(row.detail as string) as { reason: string };
+        out.push({ seq, kind: "refusal", request_id: row.request_id as string, call_id: (row.call_id as string | null) ?? null, reason: detail.reason, at_ms: row.at_ms as number });
+        break;
+      }
+      case "observation": {
+        const h = s.header.get(Number(ref)) as { record: string };
+        out.push({ seq, kind: "observation", revision: JSON.parse(h.record) as HeaderRevision });
+        break;
+      }
+    }
+  }
+  return out;
+}

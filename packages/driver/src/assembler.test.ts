@@ -1,0 +1,54 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { assembleMessages } from "./assemble.js";
+import { RequestAssembler } from "./assembler.js";
+import { serializeBody } from "./prefix.js";
+import type { FrontierRef, TranscriptRecord } from "./records.js";
+import { parseRoute } from "./routes.js";
+import { buildRequestBody } from "./wire.js";
+
+const T = Date.UTC(2026, 11, 1);
+
+function records(n: number, start = 1): TranscriptRecord[] {
+  const out: TranscriptRecord[] = [];
+  let seq = start;
+  for (let i = 0; i < n; i++) {
+    out.push({ seq: seq++, kind: "input", event: { source: "operator", received_at_ms: T + i, payload: { text: `step ${i} "quoted" é\n` } } });
+    const calls = i % 3 === 0 ? [] : [{ id: `c${i}`, name: "python", arguments: JSON.stringify({ code: `x = ${i}` }) }];
+    out.push({ seq: seq++, kind: "reply", request_id: `r${i}`, reply: { text: i % 2 ? "" : `thinking ${i}`, calls, stop: null } });
+    for (const c of calls) {
+      out.push({ seq: seq++, kind: "cell", request_id: `r${i}`, call_id: c.id, result: { execution_id: `e${i}`, status: "ok", output: [{ stream: "result", text: String(i) }], truncated_bytes: 0, error: null, ended_by: null, started_at_ms: T, ended_at_ms: T + i } });
+    }
+  }
+  return out;
+}
+
+describe("RequestAssembler", () => {
+  it.each(["chat", "responses", "anthropic"] as const)("writes the same bytes as the pure assembly, appended in any split (%s)", (api) => {
+    const route = parseRoute({ name: "r", api, base_url: "http://x/v1", model: "m", api_key_env: null, context_tokens: 1000, options: { temperature: 0.2 } });
+    const all = records(12);
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 0, max: all.length }), { maxLength: 6 }), fc.boolean(), (cuts, withFrontier) => {
+        const frontier: FrontierRef | null = withFrontier ? { frontier_id: "f", covers_through: 0, block: "## open waits\n(none)\n", created_at_ms: T } : null;
+        const assembler = new RequestAssembler(route, "header\n", frontier);
+        let at = 0;
+        for (const cut of [...cuts].sort((a, b) => a - b).concat(all.length)) {
+          assembler.append(all.slice(at, cut));
+          at = Math.max(at, cut);
+          const expected = buildRequestBody(route, assembleMessages({ header: "header\n", frontier, records: all.slice(0, at) }));
+          const body = assembler.body();
+          expect(body.text).toBe(serializeBody(expected));
+          expect(serializeBody(body.object)).toBe(body.text);
+        }
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it("refuses a record that is not after the last one", () => {
+    const route = parseRoute({ name: "r", api: "chat", base_url: "http://x/v1", model: "m", api_key_env: null, context_tokens: 1000 });
+    const assembler = new RequestAssembler(route, "h", null);
+    assembler.append(records(1));
+    expect(() => assembler.append(records(1))).toThrow(expect.objectContaining({ code: "DRIVER_INVALID_RECORD" }));
+  });
+});

@@ -1,0 +1,82 @@
+import { renderRecord } from "./assemble.js";
+import { DriverError } from "./errors.js";
+import type { Message } from "./messages.js";
+import type { FrontierRef, TranscriptRecord } from "./records.js";
+import { renderFrontier } from "./render.js";
+import type { Route } from "./routes.js";
+import { anthropicMessages, buildRequestBody, chatMessages, responsesInput, type RequestBody } from "./wire.js";
+
+/** One request body: the exact text to send, and the object a client serializes to that text. */
+export interface AssembledBody {
+  text: string;
+  object: RequestBody;
+}
+
+/**
+ * Incremental assembly: the same bytes as `buildRequestBody(route, assembleMessages(input))`, but
+ * each record is rendered and serialized once, when it is appended. A step costs what is new plus
+ * one join, not a re-render of the whole transcript.
+ */
+export class RequestAssembler {
+  private readonly head: RequestBody;
+  private readonly prefix: string;
+  private readonly key: "messages" | "input";
+  private readonly parts: string[] = [];
+  private readonly objects: unknown[] = [];
+  private readonly calls = new Set<string>();
+  private last = 0;
+
+  constructor(
+    readonly route: Route,
+    header: string,
+    readonly frontier: FrontierRef | null,
+  ) {
+    const system: Message = { role: "system", text: header };
+    const anthropic = route.api === "anthropic";
+    this.head = buildRequestBody(route, anthropic ? [system] : []);
+    this.key = route.api === "responses" ? "input" : "messages";
+    const json = JSON.stringify(this.head);
+    // The messages are the body's last key and empty here: the body is this text up to "[" plus the parts.
+    if (!json.endsWith(`"${this.key}":[]}`)) throw new DriverError("DRIVER_INVALID_RECORD", "the request body does not end with its messages");
+    this.prefix = json.slice(0, -2);
+    if (!anthropic) this.push(system);
+    if (frontier) this.push({ role: "user", text: renderFrontier(frontier) });
+    this.last = frontier?.covers_through ?? 0;
+  }
+
+  /** The last sequence number appended (the frontier's `covers_through` before any). */
+  get through(): number {
+    return this.last;
+  }
+
+  /** Append records in sequence order; a record at or below `through` is refused. */
+  append(records: readonly TranscriptRecord[]): void {
+    for (const record of records) {
+      if (record.seq <= this.last) throw new DriverError("DRIVER_INVALID_RECORD", `record ${record.seq} is not after ${this.last}`);
+      this.push(renderRecord(record, this.calls));
+      this.last = record.seq;
+    }
+  }
+
+  /** The body as it stands. */
+  body(): AssembledBody {
+    if (this.route.api !== "anthropic" || this.objects.length === 0) {
+      return { text: `${this.prefix}${this.parts.join(",")}]}`, object: { ...this.head, [this.key]: this.objects.slice() } };
+    }
+    // Anthropic caches at marked breakpoints: the last message carries one, the ones before do not.
+    const lastObject = this.objects.at(-1) as { content: Array<Record<string, unknown>> };
+    const blocks = lastObject.content.slice();
+    blocks[blocks.length - 1] = { ...blocks.at(-1)!, cache_control: { type: "ephemeral" } };
+    const marked = { ...lastObject, content: blocks };
+    const text = `${this.prefix}${[...this.parts.slice(0, -1), JSON.stringify(marked)].join(",")}]}`;
+    return { text, object: { ...this.head, [this.key]: [...this.objects.slice(0, -1), marked] } };
+  }
+
+  private push(message: Message): void {
+    const wire = this.route.api === "chat" ? chatMessages([message]) : this.route.api === "responses" ? responsesInput([message]) : anthropicMessages([message]);
+    for (const item of wire) {
+      this.objects.push(item);
+      this.parts.push(JSON.stringify(item));
+    }
+  }
+}

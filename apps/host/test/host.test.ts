@@ -193,8 +193,13 @@ describe("inspection and instructions", () => {
     expect(resultOf(d)).toBe("'klbr_hooks.defaults:delivery'");
   });
 
+  test("frontier.select answers with a frontier the next request installs, even in a session no route drives", async () => {
+    const r = await cell("f = await runtime.frontier_select()\n(f['installs'], f['frontier_id'].startswith('fr-'), type(f['covers_through']).__name__)");
+    expect(resultOf(r)).toBe("('next_request', True, 'int')");
+  });
+
   test("methods not built answer unsupported with the method name", async () => {
-    const r = await cell("try:\n    await runtime.request('frontier.select')\nexcept Exception as e:\n    out = (e.code, 'frontier.select' in str(e))\nout");
+    const r = await cell("try:\n    await runtime.request('remote.close', namespace_id='n', namespace_generation='g')\nexcept Exception as e:\n    out = (e.code, 'remote.close' in str(e))\nout");
     expect(resultOf(r)).toBe("('unsupported', True)");
   });
 });

@@ -548,6 +548,8 @@ export class Host implements HostServices {
       execute: (code, sessionId, opts) => this.execute(code, sessionId, opts),
       prepareSession: (sessionId) => this.prepareSession(sessionId),
       frontierBlock: (sessionId, through) => this.frontierBlock(sessionId, through),
+      observeInstructions: (sessionId) => void this.observeInstructions(sessionId),
+      closed: (sessionId) => this.closedSessions.has(sessionId),
       signal: this.aborts.signal,
       get stopping() {
         return host.stopping;

@@ -39,6 +39,10 @@ export interface TurnHost {
   execute(code: string, sessionId: string, opts: { executionId: string }): Promise<{ status: string }>;
   /** The session's workbench is up and its header pinned. */
   prepareSession(sessionId: string): Promise<void>;
+  /** Observe instruction changes made outside the session (another session adopted orientation in its scope) before a request. */
+  observeInstructions(sessionId: string): void;
+  /** Whether the session was stopped for good (peer.stop): it runs no more turns. */
+  closed(sessionId: string): boolean;
   /** The frontier block for a fold covering through `coversThrough` (C12). */
   frontierBlock(sessionId: string, coversThrough: number): string;
   /** Whether the host is stopping (a turn then ends without recording a failure). */
@@ -125,7 +129,7 @@ export class SessionTurns {
   }
 
   private async turn(): Promise<void> {
-    if (this.hasOpenWait()) return;
+    if (this.host.closed(this.sessionId) || this.hasOpenWait()) return;
     const route = this.route();
     if (!route) return;
     await this.host.prepareSession(this.sessionId);
@@ -156,7 +160,7 @@ export class SessionTurns {
       let yielded = pending.yielded;
       for (const call of calls) {
         if (pending.answered.has(call.call_id)) continue;
-        if (this.host.stopping) return;
+        if (this.host.stopping || this.host.closed(this.sessionId)) return;
         if (yielded) {
           this.refuse(pending.requestId, call.call_id, "the turn ended at a yielded cell before this call");
           continue;
@@ -299,6 +303,7 @@ export class SessionTurns {
   /** Send one request; records the row before and the reply after. Null when the route failed (the turn ended). */
   private async request(route: Route, key: string | null, turnId: string): Promise<{ requestId: string; reply: ModelReply } | null> {
     const { db, sqlite } = this.host;
+    this.host.observeInstructions(this.sessionId);
     const selected = pendingFrontier(db, this.sessionId);
     if (selected) this.install(selected);
     this.transcribe(latestPin(db, this.sessionId)?.id ?? 0);

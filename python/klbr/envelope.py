@@ -45,6 +45,7 @@ __all__ = [
     "MAX_RUN_TIMEOUT_MS",
     "MAX_SEND_TEXT_BYTES",
     "MAX_TOKEN_BYTES",
+    "MAX_RUNTIME_VERSION_BYTES",
     "MAX_WAIT_SECONDS",
     "MAX_WORK_ITEM_TEXT_BYTES",
     "MAX_CANDIDATE_TEXT_BYTES",
@@ -71,6 +72,8 @@ __all__ = [
 PROTOCOL_VERSION = 1
 #: Longest identifier (C2), in ASCII characters.
 MAX_IDENTIFIER_LENGTH = 128
+#: Longest ``hello.runtime_version``, in UTF-8 bytes.
+MAX_RUNTIME_VERSION_BYTES = 64
 #: Longest ``hello.token``, in UTF-8 bytes.
 MAX_TOKEN_BYTES = 256
 #: Longest ``execute.code``, in UTF-8 bytes.
@@ -554,6 +557,12 @@ _token = _check(
     "ENVELOPE_LIMIT_EXCEEDED",
     f"at most {MAX_TOKEN_BYTES} UTF-8 bytes",
 )
+_runtime_version = _check(
+    _check(_string, lambda version: len(version) > 0, "ENVELOPE_INVALID_FIELD", "a non-empty version"),
+    lambda version: _fits(version, MAX_RUNTIME_VERSION_BYTES),
+    "ENVELOPE_LIMIT_EXCEEDED",
+    f"at most {MAX_RUNTIME_VERSION_BYTES} UTF-8 bytes",
+)
 _slots = _check(
     _array(_picklist(*HOOK_SLOTS)),
     lambda slots: len(set(slots)) == len(slots),
@@ -567,6 +576,8 @@ _hello_fields = _strict(
     ("revision", _nullable(_digest)),
     ("slots", _slots),
     ("skills", _nullable(_digest)),
+    # Optional, so a C3 hello without it stays valid; the host compares it with its own version.
+    _opt("runtime_version", _runtime_version),
 )
 
 

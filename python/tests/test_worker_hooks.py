@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+import klbr
 from klbr.skill_loader import skill_set_revision
 from test_worker_support import PYTHON_DIR, FakeHost, wait_for
 
@@ -66,6 +67,7 @@ def test_the_default_source_from_a_release_directory(releases, fixtures_dir):
         assert host.hello == {
             "kind": "hello", "token": host.hello["token"], "role": "hooks", "revision": digest,
             "slots": ["attention.plan", "delivery.review"], "skills": None,
+            "runtime_version": klbr.__version__,
         }
         assert invoke(host, "attention.plan", ATTENTION) == {"kind": "hook", "value": {"action": "wake", "priority": 60}}
         assert invoke(host, "delivery.review", DELIVERY) == {"kind": "hook", "value": {"action": "allow"}}

@@ -9,6 +9,7 @@ import time
 
 import pytest
 
+import klbr
 from klbr.frame import encode_frame
 from test_worker_support import TOKEN, FakeHost, alive, wait_for
 
@@ -28,6 +29,7 @@ def cell_ok(result: dict) -> list[dict]:
 def test_hello_and_the_token_is_gone_from_the_environment(host):
     assert host.hello == {
         "kind": "hello", "token": TOKEN, "role": "workbench", "revision": None, "slots": [], "skills": None,
+        "runtime_version": klbr.__version__,
     }
     out = cell_ok(host.execute(
         "import os, subprocess\n"

@@ -40,6 +40,7 @@ describe("public surface", () => {
         "MAX_OUTPUT_TEXT_BYTES",
         "MAX_PRIORITY",
         "MAX_REQUESTS_PER_CELL",
+        "MAX_RUNTIME_VERSION_BYTES",
         "MAX_RUN_OUTPUT_BYTES",
         "MAX_RUN_TIMEOUT_MS",
         "MAX_SEND_TEXT_BYTES",

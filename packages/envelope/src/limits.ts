@@ -4,6 +4,8 @@ export const PROTOCOL_VERSION = 1;
 export const MAX_IDENTIFIER_LENGTH = 128;
 /** Longest `hello.token`, in UTF-8 bytes. */
 export const MAX_TOKEN_BYTES = 256;
+/** Longest `hello.runtime_version` (the worker package's version), in UTF-8 bytes. */
+export const MAX_RUNTIME_VERSION_BYTES = 64;
 /** Longest `execute.code`, in UTF-8 bytes. */
 export const MAX_CELL_SOURCE_BYTES = 262_144;
 /** Most output records one completed cell may carry. */

@@ -9,6 +9,7 @@ import {
   MAX_OUTPUT_RECORDS,
   MAX_OUTPUT_TEXT_BYTES,
   MAX_TOKEN_BYTES,
+  MAX_RUNTIME_VERSION_BYTES,
 } from "./limits.js";
 import { boundedText, digest, errorCode, identifier, integer, record, rule, variantOf } from "./rules.js";
 import { fitsUtf8, utf8Length } from "./text.js";
@@ -50,6 +51,14 @@ const helloFields = v.strictObject({
   revision: v.nullable(digest),
   slots: v.pipe(v.array(v.picklist(HOOK_SLOTS)), v.check<(typeof HOOK_SLOTS)[number][]>(noDuplicates)),
   skills: v.nullable(digest),
+  // Optional, so a C3 hello without it stays valid; the host compares it with its own version.
+  runtime_version: v.optional(
+    v.pipe(
+      v.string(),
+      v.check<string>(rule("ENVELOPE_INVALID_FIELD", "a non-empty version", (version: string) => version.length > 0)),
+      v.check<string>(rule("ENVELOPE_LIMIT_EXCEEDED", `at most ${MAX_RUNTIME_VERSION_BYTES} UTF-8 bytes`, (version: string) => fitsUtf8(version, MAX_RUNTIME_VERSION_BYTES))),
+    ),
+  ),
 });
 
 type HelloFields = v.InferOutput<typeof helloFields>;

@@ -19,6 +19,8 @@ import signal
 import sys
 from typing import Sequence
 
+from klbr._version import __version__
+
 from .errors import WorkerError
 
 __all__ = ["TOKEN_ENV", "main", "parse_args"]
@@ -85,6 +87,7 @@ def _start(token: str | None, args: argparse.Namespace) -> int:
         "revision": hooks.revision if hooks is not None else None,
         "slots": list(hooks.handlers) if hooks is not None else [],
         "skills": skills,
+        "runtime_version": __version__,
     }
     worker = Worker(args.role, conn, hooks=hooks)
     return worker.run(hello)

@@ -25,10 +25,18 @@ export function defaultDataDir(env: NodeJS.ProcessEnv = process.env): string {
   return envPaths("klbr", { suffix: "" }).data;
 }
 
-/** The directory holding the Python worker runtime (`klbr`) and the default behaviour source. */
+/**
+ * The directory holding the Python worker runtime (`klbr`) and the default behaviour source
+ * (`klbr_hooks`): KLBR_PYTHON_PATH when set; in a checkout of the repository, its `python/` (the
+ * source of truth while developing); otherwise the copy shipped inside this package (`python/`,
+ * staged when the package is packed).
+ */
 export function defaultPythonDir(env: NodeJS.ProcessEnv = process.env): string {
   if (env.KLBR_PYTHON_PATH) return resolve(env.KLBR_PYTHON_PATH);
-  return resolve(hostPackageRoot(), "..", "..", "python");
+  const root = hostPackageRoot();
+  const repo = resolve(root, "..", "..");
+  if (existsSync(join(repo, "pnpm-workspace.yaml")) && existsSync(join(repo, "python", "klbr", "__init__.py"))) return join(repo, "python");
+  return join(root, "python");
 }
 
 /** The files a host keeps inside its data directory. */

@@ -1,17 +1,10 @@
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { Command, CommanderError } from "commander";
-import { hostPackageRoot } from "../paths";
+import { hostVersion } from "../version";
 import { COMMANDS } from "./commands";
 import { EXIT, EXIT_HELP } from "./exit-codes";
 
 // Command bodies import what they need when they run: `klbr exec` against a daemon should not pay
 // for loading the whole host (SQLite, valibot, the supervisor) just to send one frame.
-
-/** The version of @klbr/host (what `klbr --version` prints). */
-export function hostVersion(): string {
-  return (JSON.parse(readFileSync(join(hostPackageRoot(), "package.json"), "utf8")) as { version: string }).version;
-}
 
 /** The `klbr` program: global options, then one registration per command file (commands/index.ts). */
 export function buildProgram(): Command {

@@ -1,7 +1,8 @@
 import type Database from "better-sqlite3";
-import { isActivationError, openActivationStore, readManifest, snapshotRelease, type ActivationStore } from "@klbr/activation";
+import { isActivationError, openActivationStore, readManifest, type ActivationStore } from "@klbr/activation";
 import type { Worker } from "@klbr/supervisor";
 import { ReplyError } from "../requests/errors";
+import { snapshotDefaultSource } from "./default-source";
 import type { HooksGeneration } from "./hooks-service";
 
 /** A release the host may start a hooks worker on. */
@@ -46,7 +47,7 @@ export class BehaviourManager {
   async startActive(): Promise<HooksGeneration | null> {
     const current = this.store.current();
     if (current) return this.spawn({ path: current.path, digest: current.digest, epoch: current.epoch });
-    const release = snapshotRelease(this.defaultSource, this.releasesDir);
+    const release = snapshotDefaultSource(this.defaultSource, this.releasesDir);
     return (await this.activate(release.path, 0)).generation;
   }
 

@@ -25,6 +25,7 @@ import { wakeWait, wakeWaits, type WaitRow } from "../store/waits";
 import { BehaviourManager } from "./behaviour";
 import { HooksService, type HooksGeneration } from "./hooks-service";
 import { acquireHostLock } from "./host-lock";
+import { noteRuntimeVersion } from "./version-check";
 import { newId } from "./ids";
 import { InstructionHeaders } from "./instructions";
 import { adoptedSources } from "./orientation-sources";
@@ -587,7 +588,7 @@ export class Host implements HostServices {
       role: "workbench",
       sessionId: bench.sessionId,
       generation,
-      command: [this.python, "-m", "klbr.worker"],
+      command: [this.python, "-B", "-m", "klbr.worker"],
       pythonPath: [this.pythonDir],
       cwd: this.workspace,
       materialize: (dir: string) => this.skills.materialize(index, dir),
@@ -597,6 +598,7 @@ export class Host implements HostServices {
       ...(this.options.sigintGraceMs !== undefined ? { sigintGraceMs: this.options.sigintGraceMs } : {}),
     }), `workbench ${bench.sessionId}`);
     bench.worker = worker;
+    noteRuntimeVersion(this.db, worker, { role: "workbench", sessionId: bench.sessionId }, this.now());
     const skills = (worker.hello as { skills?: string | null }).skills ?? null;
     recordKernelReset(this.db, { sessionId: bench.sessionId, generation, skillsRevision: skills, pid: worker.pid, reason, atMs: this.now() });
     this.headers.observeGeneration(bench.sessionId, (adopted) => this.skills.sources(index, adopted));
@@ -690,7 +692,7 @@ export class Host implements HostServices {
       role: "hooks",
       sessionId: ROOT_SESSION,
       generation: newId("h"),
-      command: [this.python, "-m", "klbr.worker"],
+      command: [this.python, "-B", "-m", "klbr.worker"],
       pythonPath: [this.pythonDir],
       cwd: this.workspace,
       sourceDir: release.path,
@@ -698,6 +700,7 @@ export class Host implements HostServices {
       // The release lies in the data directory, which the sandbox hides: exactly it shows, read-only.
       sandbox: this.sandbox.worker([release.path]),
     }), "hooks");
+    noteRuntimeVersion(this.db, worker, { role: "hooks", sessionId: ROOT_SESSION }, this.now());
     return {
       worker,
       revision: release.digest,

@@ -1,5 +1,6 @@
 import { isAbsolute, resolve } from "node:path";
 import type { Command } from "commander";
+import { HostError } from "../errors";
 import { dataLayout, defaultDataDir } from "../paths";
 import { describeFailure, reportFailure } from "./failure";
 
@@ -58,6 +59,14 @@ export function run(action: Action) {
       process.exitCode = failure.exit;
     }
   };
+}
+
+/** A `--session` value: a C2 identifier, checked before any host is started (a usage error otherwise). */
+export function sessionOption(session: string | undefined): string | undefined {
+  if (session !== undefined && !/^[A-Za-z0-9_.-]{1,128}$/.test(session)) {
+    throw new HostError("CLI_USAGE", `--session must be an identifier (1..128 of A-Z a-z 0-9 _ . -), got ${JSON.stringify(session)}`);
+  }
+  return session;
 }
 
 /** One command file's registration: adds its command to the program. */

@@ -8,10 +8,11 @@ import { checkKlbrPython } from "./python-check";
 /** What a CLI command talks to: the running daemon, or a host embedded in the command. */
 export interface Target {
   readonly embedded: boolean;
-  execute(code: string): Promise<ExecutionReport>;
+  /** Run one cell in a session's workbench (default: the root session). */
+  execute(code: string, session?: string): Promise<ExecutionReport>;
   say(text: string, session?: string): Promise<{ event_id: number; attention: unknown }>;
-  /** Interrupt whatever cell runs in the session (Ctrl-C). */
-  interrupt(): Promise<unknown>;
+  /** Interrupt whatever cell runs in the session (Ctrl-C; default: the root session). */
+  interrupt(session?: string): Promise<unknown>;
   status(): Promise<unknown>;
   subscribe(onEvent: (event: unknown) => void): Promise<void>;
   close(): Promise<void>;
@@ -41,9 +42,9 @@ export async function openTarget(opts: CommonOptions, onEmbedded?: () => void): 
   if (client) {
     return {
       embedded: false,
-      execute: (code) => client.request({ op: "exec", code }) as Promise<ExecutionReport>,
+      execute: (code, session) => client.request({ op: "exec", code, ...(session ? { session } : {}) }) as Promise<ExecutionReport>,
       say: (text, session) => client.request({ op: "say", text, ...(session ? { session } : {}) }) as Promise<{ event_id: number; attention: unknown }>,
-      interrupt: () => client.request({ op: "interrupt" }),
+      interrupt: (session) => client.request({ op: "interrupt", ...(session ? { session } : {}) }),
       status: () => client.request({ op: "status" }),
       subscribe: (onEvent) => client.subscribe(onEvent),
       close: async () => client.close(),
@@ -55,9 +56,9 @@ export async function openTarget(opts: CommonOptions, onEmbedded?: () => void): 
   const host = await Host.start({ dataDir: dataDirOf(opts), ...(opts.workspace ? { workspace: opts.workspace } : {}) });
   return {
     embedded: true,
-    execute: (code) => host.execute(code),
+    execute: (code, session) => host.execute(code, session),
     say: (text, session) => host.postInput(text, session ? { sessionId: session } : {}),
-    interrupt: () => host.interrupt({}),
+    interrupt: (session) => host.interrupt(session ? { sessionId: session } : {}),
     status: async () => host.status(),
     subscribe: async (onEvent) => void host.subscribe(onEvent),
     close: () => host.stop(),

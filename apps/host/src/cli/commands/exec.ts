@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import type { Command } from "commander";
 import { HostError } from "../../errors";
-import { optionsOf, run, userPath, type CommonOptions } from "../command";
+import { optionsOf, run, sessionOption, userPath, type CommonOptions } from "../command";
 import { EXIT_BY_STATUS, writeExecution } from "../render";
 import { openTarget } from "../target";
 
@@ -10,15 +10,16 @@ export const EMBEDDED_NOTICE =
   "klbr: no daemon running: this cell runs in a host embedded in this command, and its namespace ends with it; run `klbr serve` to keep one\n";
 
 /** `klbr exec CODE | -f FILE`: run one cell, print its outputs, exit by its status. */
-export async function execCommand(code: string | undefined, opts: CommonOptions & { file?: string; json?: boolean }): Promise<number> {
+export async function execCommand(code: string | undefined, opts: CommonOptions & { file?: string; json?: boolean; session?: string }): Promise<number> {
   if ((code === undefined) === (opts.file === undefined)) throw new HostError("CLI_USAGE", "give the cell as an argument or with -f FILE (exactly one)");
+  const session = sessionOption(opts.session);
   const source = opts.file !== undefined ? readCell(opts.file) : code!;
   const target = await openTarget(opts, () => process.stderr.write(EMBEDDED_NOTICE));
   // Ctrl-C interrupts the cell (the C7 ladder), it does not abandon it: the record still closes.
-  const onSigint = () => void target.interrupt().catch(() => undefined);
+  const onSigint = () => void target.interrupt(session).catch(() => undefined);
   process.on("SIGINT", onSigint);
   try {
-    const report = await target.execute(source);
+    const report = await target.execute(source, session);
     if (opts.json) process.stdout.write(`${JSON.stringify(report)}\n`);
     else writeExecution(report, process.stdout, process.stderr);
     return EXIT_BY_STATUS[report.status] ?? 70;
@@ -45,5 +46,6 @@ export function register(program: Command): void {
     .argument("[code]", "Python source of the cell")
     .option("-f, --file <file>", "read the cell from a file (- for stdin)")
     .option("--json", "the execution record as JSON on stdout")
+    .option("-s, --session <id>", "the session whose workbench runs it, e.g. a peer's session_id (default: the root session)")
     .action(run(async (cmd, code?: string) => execCommand(code, optionsOf(cmd))));
 }

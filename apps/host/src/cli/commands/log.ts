@@ -4,7 +4,7 @@ import type { Command } from "commander";
 import { HostError } from "../../errors";
 import { dataLayout } from "../../paths";
 import type { LogEntry } from "../../store/log-view";
-import { optionsOf, run, type CommonOptions } from "../command";
+import { optionsOf, run, sessionOption, type CommonOptions } from "../command";
 import { dataDirOf } from "../target";
 
 /** A model request in one line: route, outcome, bytes shared with the previous body, and the usage as the route reported it. */
@@ -30,11 +30,13 @@ function human(entry: LogEntry): string {
 }
 
 /**
- * `klbr log [--follow] [--json] [-n N] [--kind K,...]`: the durable log, read straight from the
- * database (no daemon needed). `--kind maintenance` shows work items and their assessments,
- * `--kind orientation` candidates and adoptions; a kind matches itself and the kinds under it.
+ * `klbr log [--follow] [--json] [-n N] [--kind K,...] [--session S]`: the durable log, read
+ * straight from the database (no daemon needed). `--kind maintenance` shows work items and their
+ * assessments, `--kind orientation` candidates and adoptions; a kind matches itself and the kinds
+ * under it. `--session` keeps one session's entries.
  */
-export async function logCommand(opts: CommonOptions & { follow?: boolean; json?: boolean; limit?: string; kind?: string | string[] }): Promise<number> {
+export async function logCommand(opts: CommonOptions & { follow?: boolean; json?: boolean; limit?: string; kind?: string | string[]; session?: string }): Promise<number> {
+  const session = sessionOption(opts.session);
   const kinds = (Array.isArray(opts.kind) ? opts.kind : opts.kind === undefined ? [] : [opts.kind]).flatMap((k) => k.split(",")).map((k) => k.trim());
   if (kinds.some((k) => k === "")) throw new HostError("CLI_USAGE", "--kind needs a kind name, e.g. --kind maintenance or --kind orientation");
   if (opts.limit !== undefined && !/^\d+$/.test(opts.limit)) {
@@ -45,7 +47,10 @@ export async function logCommand(opts: CommonOptions & { follow?: boolean; json?
   if (!existsSync(file)) throw new HostError("HOST_NOT_RUNNING", `no klbr database at ${file}; run \`klbr init\` first`);
   const { default: Database } = await import("better-sqlite3");
   const { followLog, kindMatches, readLog } = await import("../../store/log-view");
-  const wanted = (entries: LogEntry[]) => (kinds.length === 0 ? entries : entries.filter((e) => kindMatches(e.kind, kinds)));
+  const { sessionFilter } = await import("../../store/log-session");
+  // The session filter sees every entry first: it learns each execution's session from them.
+  const only = session !== undefined ? sessionFilter(session) : (entries: LogEntry[]) => entries;
+  const wanted = (entries: LogEntry[]) => (kinds.length === 0 ? only(entries) : only(entries).filter((e) => kindMatches(e.kind, kinds)));
   const sqlite = new Database(file, { readonly: true, fileMustExist: true });
   sqlite.pragma("busy_timeout = 5000");
   const seen = new Set<string>();
@@ -87,5 +92,6 @@ export function register(program: Command): void {
     .option("--json", "one JSON object per line")
     .option("-n, --limit <n>", "only the last n entries")
     .option("--kind <kinds>", "only these kinds, comma-separated (maintenance, orientation, execution, ...)")
+    .option("-s, --session <id>", "only this session's entries (its cells, their requests and waits, its inputs, its peers and peer requests)")
     .action(run(async (cmd) => logCommand(optionsOf(cmd))));
 }

@@ -1,6 +1,6 @@
 import { createInterface } from "node:readline";
 import type { Command } from "commander";
-import { optionsOf, run, type CommonOptions } from "../command";
+import { optionsOf, run, sessionOption, type CommonOptions } from "../command";
 import { describeEvent, writeExecution } from "../render";
 import { openTarget } from "../target";
 
@@ -18,15 +18,19 @@ function continues(buffer: string[], line: string): boolean {
 }
 
 /** `klbr repl`: interactive cells against the daemon, or an embedded host when none runs. */
-export async function replCommand(opts: CommonOptions): Promise<number> {
+export async function replCommand(opts: CommonOptions & { session?: string }): Promise<number> {
+  const session = sessionOption(opts.session);
   const target = await openTarget(opts, () => process.stderr.write("klbr: no daemon running; using an embedded host\n"));
   await target.subscribe((event) => {
+    // Another session's messages and wakes are not this one's to show.
+    const about = (event as { session_id?: unknown }).session_id;
+    if (about !== undefined && about !== (session ?? "root")) return;
     const line = describeEvent(event);
     if (line) process.stdout.write(`${line}\n`);
   });
   const interactive = process.stdin.isTTY === true;
   const rl = createInterface({ input: process.stdin, output: process.stdout, terminal: interactive, prompt: "klbr> " });
-  process.stderr.write(`klbr repl (${target.embedded ? "embedded host" : "daemon"}); :help for commands\n`);
+  process.stderr.write(`klbr repl (${target.embedded ? "embedded host" : "daemon"}, session ${session ?? "root"}); :help for commands\n`);
   let buffer: string[] = [];
   const prompt = () => {
     rl.setPrompt(buffer.length > 0 ? "...   " : "klbr> ");
@@ -36,7 +40,7 @@ export async function replCommand(opts: CommonOptions): Promise<number> {
   let running = false;
   const onSigint = () => {
     if (running) {
-      void target.interrupt().catch(() => undefined);
+      void target.interrupt(session).catch(() => undefined);
       return;
     }
     buffer = [];
@@ -51,7 +55,7 @@ export async function replCommand(opts: CommonOptions): Promise<number> {
       const [command, ...rest] = line.slice(1).split(" ");
       if (command === "quit" || command === "q") break;
       if (command === "say") {
-        const result = (await target.say(rest.join(" "))) as { event_id: number };
+        const result = (await target.say(rest.join(" "), session)) as { event_id: number };
         process.stdout.write(`[input] event ${result.event_id} recorded\n`);
       } else if (command === "status") {
         process.stdout.write(`${JSON.stringify(await target.status(), null, 2)}\n`);
@@ -76,8 +80,12 @@ export async function replCommand(opts: CommonOptions): Promise<number> {
     if (code.trim() !== "") {
       running = true;
       try {
-        const report = await target.execute(code);
+        const report = await target.execute(code, session);
         writeExecution(report, process.stdout, process.stderr);
+      } catch (error) {
+        // A refused cell (a stopped peer's session, say) is reported; the repl goes on.
+        const e = error as Error & { code?: string };
+        process.stderr.write(`klbr: ${e.code ? `${e.code}: ` : ""}${e.message}\n`);
       } finally {
         running = false;
       }
@@ -95,5 +103,6 @@ export function register(program: Command): void {
   program
     .command("repl")
     .description("interactive cells (daemon, or an embedded host when none runs); :say TEXT posts operator input")
+    .option("-s, --session <id>", "the session whose workbench runs the cells and gets :say, e.g. a peer's session_id (default: the root session)")
     .action(run(async (cmd) => replCommand(optionsOf(cmd))));
 }

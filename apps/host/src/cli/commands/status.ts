@@ -36,6 +36,7 @@ export async function statusCommand(opts: CommonOptions & { json?: boolean }): P
       const scope = o.scope.kind === "global" ? "global" : `session ${String(o.scope.session_id)}`;
       for (const src of o.sources) lines.push(`orientation ${scope} ${String(src.target)} <- ${String(src.candidate_id)} (op ${String(src.operation_id)}, ${String(src.digest).slice(0, 12)})`);
     }
+    lines.push(...sessionLines(status));
     process.stdout.write(`${lines.join("\n")}\n`);
     return 0;
   } finally {
@@ -43,11 +44,27 @@ export async function statusCommand(opts: CommonOptions & { json?: boolean }): P
   }
 }
 
+/** One line per session (root, peers, others with a workbench) and one per peer. */
+export function sessionLines(status: Record<string, unknown>): string[] {
+  const lines: string[] = [];
+  for (const s of (status.sessions as Array<Record<string, unknown>> | undefined) ?? []) {
+    const peer = s.peer_id ? ` peer ${String(s.peer_id)} of ${String(s.opener_session_id)}` : "";
+    const gen = s.generation ? ` ${String(s.generation)}` : "";
+    const running = s.running ? ` running ${String(s.running)}` : "";
+    lines.push(`session    ${String(s.session_id)} ${String(s.kind)} ${String(s.status)}${peer} workbench${gen} ${String(s.state)}${running} inputs ${String(s.pending_inputs)} pending`);
+  }
+  for (const p of (status.peers as Array<Record<string, unknown>> | undefined) ?? []) {
+    const r = p.requests as { pending: number; answered: number; cancelled: number };
+    lines.push(`peer       ${String(p.peer_id)} session ${String(p.session_id)} of ${String(p.opener_session_id)} ${String(p.mode)} ${String(p.status)} requests ${r.pending} pending ${r.answered} answered ${r.cancelled} cancelled`);
+  }
+  return lines;
+}
+
 /** Register `klbr status`. */
 export function register(program: Command): void {
   program
     .command("status")
-    .description("workers, pids, generations, epoch, skills revision, tails; exit 75 when no daemon runs")
+    .description("workers, pids, generations, epoch, skills revision, sessions and peers, tails; exit 75 when no daemon runs")
     .option("--json", "machine output on stdout")
     .action(run(async (cmd) => statusCommand(optionsOf(cmd))));
 }

@@ -307,6 +307,39 @@ describe.skipIf(!HAS_BWRAP)("bwrap with the network on, and bwrap unable to star
     }
   });
 
+  test("the hooks worker sees, of the data directory, exactly its own release (after an activation too)", async () => {
+    const { startTestHost } = await import("./helpers");
+    const { snapshotRelease } = await import("@klbr/activation");
+    const { defaultPythonDir } = await import("../src/paths");
+    const { cpSync, chmodSync, readdirSync, readFileSync, writeFileSync } = await import("node:fs");
+    const h = await startTestHost({ sandbox: "bwrap", network: false });
+    try {
+      const draft = join(h.workspace, "draft");
+      cpSync(join(defaultPythonDir(), "klbr_hooks"), draft, { recursive: true, filter: (src) => !src.includes("__pycache__") });
+      for (const f of readdirSync(draft)) chmodSync(join(draft, f), 0o644);
+      // delivery.review holds every message, with what this hooks worker can see as the reason.
+      const spy = [
+        "",
+        "import json as _json, os as _os",
+        "def delivery(request, context):",
+        `    data = ${JSON.stringify(h.dataDir)}`,
+        "    seen = {'data': sorted(_os.listdir(data)), 'releases': sorted(_os.listdir(data + '/releases')), 'pid': _os.getpid()}",
+        "    return Hold(_json.dumps(seen))",
+        "",
+      ].join("\n");
+      writeFileSync(join(draft, "defaults.py"), readFileSync(join(draft, "defaults.py"), "utf8") + spy);
+      const release = snapshotRelease(draft, join(h.dataDir, "releases"));
+      expect(readdirSync(join(h.dataDir, "releases")).length).toBeGreaterThanOrEqual(2); // the default one too
+      const epoch = h.host.hooksInfo()!.epoch;
+      const done = await h.host.execute(`await runtime.activate(${JSON.stringify(release.path)}, ${epoch})\nr = await runtime.send('hi')\n(r['status'], r['reason'])`);
+      const [, status, reason] = /^\('(\w+)', '(.*)'\)$/.exec(done.output.at(-1)!.text) ?? [];
+      expect(status).toBe("held");
+      expect(JSON.parse(reason!)).toEqual({ data: ["releases"], releases: [release.digest], pid: 2 });
+    } finally {
+      await h.close();
+    }
+  });
+
   test.each([
     ["not installed", "/nonexistent/bwrap", /SANDBOX_UNAVAILABLE: .*not installed: install bubblewrap \(Debian\/Ubuntu: apt-get install bubblewrap/],
     ["without user namespaces", "FAKE", /SANDBOX_UNAVAILABLE: .*No permissions to create a new namespace.*user namespaces are probably disabled/i],

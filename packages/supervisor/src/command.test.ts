@@ -10,12 +10,12 @@ describe("workerCommand", () => {
     expect(cmd).toEqual({
       file: "node",
       args: ["fake.mjs", "--socket", "/tmp/d/w.sock", "--role", "hooks", "--session", "s1", "--generation", "g1", "--skills", "/tmp/d/skills.json", "--source", "/src"],
-      env: { KLBR_WORKER_TOKEN: "tok", KLBR_TREE: tag.value },
+      env: { PATH: "/usr/local/bin:/usr/bin:/bin", KLBR_WORKER_TOKEN: "tok", KLBR_TREE: tag.value },
     });
   });
 
-  it("defaults to python -m klbr.worker and prepends pythonPath to an inherited PYTHONPATH", () => {
-    const cmd = workerCommand({ ...base, role: "workbench", pythonPath: ["/repo/python"] }, "/s", "t", tag, undefined, { PYTHONPATH: "/old" });
+  it("defaults to python -m klbr.worker and prepends pythonPath to a PYTHONPATH the operator passed", () => {
+    const cmd = workerCommand({ ...base, role: "workbench", pythonPath: ["/repo/python"], passEnv: ["PYTHONPATH"] }, "/s", "t", tag, undefined, { PYTHONPATH: "/old" });
     expect(cmd.args.slice(0, 2)).toEqual(["-m", "klbr.worker"]);
     expect(cmd.file).toMatch(/python/);
     expect(cmd.env.PYTHONPATH).toBe("/repo/python:/old");
@@ -29,7 +29,7 @@ describe("workerCommand", () => {
   it("the tree tag goes to any command and cannot be overridden by the caller's env", () => {
     const env = { KLBR_TREE: "f".repeat(32), OTHER: "1" };
     const cmd = workerCommand({ ...base, command: ["/bin/anything"], env }, "/s", "t", tag, undefined, {});
-    expect(cmd.env).toEqual({ KLBR_WORKER_TOKEN: "t", KLBR_TREE: tag.value, OTHER: "1" });
+    expect(cmd.env).toEqual({ PATH: "/usr/local/bin:/usr/bin:/bin", KLBR_WORKER_TOKEN: "t", KLBR_TREE: tag.value, OTHER: "1" });
   });
 
   it("a transport gets the far socket in --socket, wraps the argv, and keeps the token out of the environment", () => {
@@ -38,11 +38,50 @@ describe("workerCommand", () => {
     expect(cmd).toEqual({
       file: "ssh",
       args: ["-R", "/far/r.sock:/tmp/d/w.sock", "host", "python3 -m klbr.worker --token-stdin --socket /far/r.sock --role workbench --session s1 --generation g1"],
-      env: { KLBR_TREE: tag.value },
+      env: { PATH: "/usr/local/bin:/usr/bin:/bin", KLBR_TREE: tag.value },
     });
   });
 
   it("refuses an empty command", () => {
     expect(() => workerCommand({ ...base, command: [] }, "/s", "t", tag, undefined, {})).toThrow(/\[\]/);
+  });
+});
+
+describe("the worker's environment is the C15 minimal base (issue 10, item 5)", () => {
+  const host = {
+    PATH: "/p",
+    HOME: "/h",
+    LANG: "en_US.UTF-8",
+    LC_TIME: "C",
+    LC_ALL: "C.UTF-8",
+    TZ: "UTC",
+    TMPDIR: "/t",
+    OPENAI_API_KEY: "secret",
+    PYTHONPATH: "/host",
+    KLBR_DATA_DIR: "/d",
+    SHARE_ME: "yes",
+  };
+
+  it("keeps PATH, HOME, LANG, LC_*, TZ, TMPDIR and what the worker needs, nothing else of the host's", () => {
+    const cmd = workerCommand({ ...base, command: ["x"], env: { KLBR_HOST_TREE: "a" } }, "/s", "t", tag, undefined, host);
+    expect(cmd.env).toEqual({
+      PATH: "/p",
+      HOME: "/h",
+      LANG: "en_US.UTF-8",
+      LC_TIME: "C",
+      LC_ALL: "C.UTF-8",
+      TZ: "UTC",
+      TMPDIR: "/t",
+      KLBR_HOST_TREE: "a",
+      KLBR_WORKER_TOKEN: "t",
+      KLBR_TREE: tag.value,
+    });
+  });
+
+  it("adds exactly the names the operator passes", () => {
+    const cmd = workerCommand({ ...base, command: ["x"], passEnv: ["SHARE_ME", "ABSENT"] }, "/s", "t", tag, undefined, host);
+    expect(cmd.env.SHARE_ME).toBe("yes");
+    expect("ABSENT" in cmd.env).toBe(false);
+    expect("OPENAI_API_KEY" in cmd.env).toBe(false);
   });
 });

@@ -5,16 +5,23 @@ describe("public surface", () => {
   it("exports exactly these runtime names", () => {
     expect(Object.keys(api).sort()).toEqual([
       "DEFAULTS",
+      "GUARD_SCRIPT",
+      "GUARD_STATUS_FD",
       "MAX_SOCKET_PATH_BYTES",
+      "MINIMAL_ENV_NAMES",
       "SupervisorError",
       "TAIL_BYTES",
       "descendants",
+      "guardArgv",
       "isSupervisorError",
       "killTagged",
       "killTree",
+      "minimalEnv",
+      "readGuardStatus",
       "recordRoot",
       "resolvePython",
       "startWorker",
+      "sweepPrivateDirs",
       "treeTag",
     ]);
   });

@@ -3,6 +3,7 @@
 // Starting a worker
 export { startWorker } from "./worker.js";
 export { resolvePython } from "./python.js";
+export { minimalEnv, MINIMAL_ENV_NAMES } from "./command.js";
 export type {
   ExecuteOptions,
   HostRequestContext,
@@ -40,10 +41,12 @@ export type { CellResult, HelloMessage, HookInput, HookSlot, HostRequest, HookVa
 export { killTree, descendants, recordRoot } from "./tree.js";
 export type { KnownProcs } from "./tree.js";
 export { treeTag, killTagged } from "./tagged.js";
+export { guardArgv, readGuardStatus, GUARD_SCRIPT, GUARD_STATUS_FD } from "./guard.js";
+export type { GuardStatus } from "./guard.js";
 export type { TreeTag } from "./tagged.js";
 
 // Limits
-export { MAX_SOCKET_PATH_BYTES } from "./private-dir.js";
+export { MAX_SOCKET_PATH_BYTES, sweepPrivateDirs } from "./private-dir.js";
 export { TAIL_BYTES } from "./tail.js";
 
 // Errors

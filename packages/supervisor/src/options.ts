@@ -32,8 +32,10 @@ export interface StartWorkerOptions {
   /** Directories prepended to PYTHONPATH. */
   pythonPath?: string[];
   cwd?: string;
-  /** Extra environment over the host's (KLBR_WORKER_TOKEN and KLBR_TREE are always the supervisor's). */
+  /** Extra environment over the minimal base (KLBR_WORKER_TOKEN and KLBR_TREE are always the supervisor's). */
   env?: Record<string, string>;
+  /** Names of host environment variables the worker also gets (C15: the operator passes them explicitly). */
+  passEnv?: readonly string[];
   /** Passed as `--skills`. */
   skillsFile?: string;
   /** Writes the skills payload into the private dir and returns its path (removed after hello). */

@@ -35,3 +35,21 @@ describe("private dir", () => {
     await rm(base, { recursive: true, force: true });
   });
 });
+
+describe("sweepPrivateDirs", () => {
+  it("removes the klbr-<pid>-XXXXXX dirs of dead owners and keeps the rest", async () => {
+    const { sweepPrivateDirs } = await import("./private-dir.js");
+    const { mkdir, readdir } = await import("node:fs/promises");
+    const { spawnSync } = await import("node:child_process");
+    const base = await mkdtemp(join(tmpdir(), "klbr-sw-"));
+    const dead = spawnSync("true").pid!; // exited and reaped: its pid names no process now
+    const names = [`klbr-${dead}-abc123`, `klbr-1-abc123`, `klbr-abc123`, `klbr-${dead}-x`, "other"];
+    for (const name of names) await mkdir(join(base, name));
+    const own = await makePrivateDir(base);
+    const removed = await sweepPrivateDirs(base);
+    expect(removed).toEqual([join(base, `klbr-${dead}-abc123`)]);
+    expect((await readdir(base)).sort()).toEqual([`klbr-1-abc123`, `klbr-abc123`, `klbr-${dead}-x`, "other", own.dir.slice(base.length + 1)].sort());
+    expect(own.dir).toMatch(new RegExp(`/klbr-${process.pid}-[A-Za-z0-9]{6}$`));
+    await rm(base, { recursive: true, force: true });
+  });
+});

@@ -1,10 +1,13 @@
 import { randomBytes } from "node:crypto";
-import { rm } from "node:fs/promises";
+import { readFileSync } from "node:fs";
+import type { Readable } from "node:stream";
+import { chmod, rm } from "node:fs/promises";
 import { createServer, type Server, type Socket } from "node:net";
 import { execa } from "execa";
 import { Channel } from "./channel.js";
 import { workerCommand } from "./command.js";
-import { namespaceProcs, signalPinned, wrapCommand, type NamespaceProcs } from "./sandbox.js";
+import { guardArgv, readGuardStatus } from "./guard.js";
+import { namespaceProcs, signalPinned, wrapCommand, type NamespaceProcs, type PinnedProc } from "./sandbox.js";
 import type {
   CellCompletion,
   EndedBy,
@@ -25,7 +28,7 @@ import { IDENTIFIER, Operation } from "./operation.js";
 import { makePrivateDir, removePrivateDir } from "./private-dir.js";
 import { ByteTail } from "./tail.js";
 import { killTagged, killTaggedOnce, treeTag } from "./tagged.js";
-import { killTree, killTreeOnce, recordRoot, rememberTree, type KnownProcs } from "./tree.js";
+import { killTree, killTreeOnce, readProc, recordRoot, rememberTree, type KnownProcs } from "./tree.js";
 import {
   MAX_REQUESTS_PER_CELL,
   parseHookResult,
@@ -66,6 +69,12 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 /** How long a worker that closed its connection before hello has to exit (then WORKER_EXITED_EARLY). */
 const EOF_EXIT_GRACE_MS = 2000;
 
+/**
+ * How long a worker that closed its connection has to exit before its tree is killed: its guard
+ * clears what the worker left and then exits with the worker's own status, which a kill would hide.
+ */
+const GUARD_EXIT_GRACE_MS = 250;
+
 /** Call `fn` synchronously; its value, promise or throw becomes one promise. */
 const settleWith = <T>(fn: () => T | Promise<T>): Promise<T> => new Promise<T>((resolve) => resolve(fn()));
 
@@ -99,6 +108,8 @@ export async function startWorker(opts: StartWorkerOptions): Promise<Worker> {
         resolve();
       });
     });
+    // Created with the umask (often 0755): only the worker may connect, so 0600 before it is spawned.
+    await chmod(socketPath, 0o600);
   } catch (err) {
     server?.close();
     await removePrivateDir(dir);
@@ -137,6 +148,7 @@ class WorkerProcess implements Worker {
   #stop: StopInfo | undefined;
   #exit: ExitInfo | undefined;
   #stdioClosed!: Promise<void>;
+  #exitSeen!: Promise<void>;
   #handshake: { resolve(): void; reject(err: SupervisorError): void } | undefined;
   #seq = 0;
   /** The running cell; cleared before its operation settles, so it is never an ended one. */
@@ -149,6 +161,9 @@ class WorkerProcess implements Worker {
   #ns: NamespaceProcs | undefined;
   /** The transport's control pipe (the spawned command's stdin), when there is a transport. */
   #control: NodeJS.WritableStream | undefined;
+  /** The guard's one child: the worker command itself (or its sandbox wrapper), pinned by start time. */
+  #inner: PinnedProc | undefined;
+  #streams: Array<{ destroy(): unknown } | null | undefined> = [];
 
   constructor(
     opts: StartWorkerOptions,
@@ -171,8 +186,9 @@ class WorkerProcess implements Worker {
     });
   }
 
+  /** The worker command's pid (the guard's child); the guard's own until the guard reported it. */
   get pid(): number {
-    return this.#pid;
+    return this.#inner?.pid ?? this.#pid;
   }
 
   get hello(): HelloMessage {
@@ -201,10 +217,14 @@ class WorkerProcess implements Worker {
   // ---- start and handshake ----
 
   async start(): Promise<void> {
-    const { file, args, env } = wrapCommand(
+    const inner = wrapCommand(
       workerCommand(this.#opts, this.#socketPath, this.#token, this.#tag, this.#materialized ?? this.#opts.skillsFile),
       this.#opts.sandbox?.prefix(this.#dir) ?? [],
     );
+    // Under the guard: it dies with the host (even kill -9), and as a subreaper it keeps and kills
+    // whatever the worker's tree leaves behind when the worker dies, setsid'd or env-cleared.
+    const [file, ...args] = guardArgv([inner.file, ...inner.args]);
+    const env = inner.env;
 
     const ready = new Promise<void>((resolve, reject) => {
       this.#handshake = { resolve, reject };
@@ -220,13 +240,12 @@ class WorkerProcess implements Worker {
     const subprocess = execa(file, args, {
       detached: true,
       cleanup: false,
-      stdin: transport ? "pipe" : "ignore",
-      stdout: "pipe",
-      stderr: "pipe",
+      // fd 3: the guard's status line.
+      stdio: [transport ? "pipe" : "ignore", "pipe", "pipe", "pipe"],
       buffer: false,
       reject: false,
       encoding: "buffer",
-      extendEnv: true,
+      extendEnv: false,
       env,
       ...(this.#opts.cwd !== undefined ? { cwd: this.#opts.cwd } : {}),
     });
@@ -252,6 +271,11 @@ class WorkerProcess implements Worker {
     // time, and no tree kill after the reap can hit a process that reused the pid.
     recordRoot(this.#pid, this.#known);
     trackWorker(this.#pid, this.#dir, this.#known, this.#tag);
+    void readGuardStatus(subprocess.stdio[3] as Readable).then((status) => {
+      if ("pid" in status) this.#inner ??= pin(status.pid);
+      else this.#failHandshake(new SupervisorError("WORKER_SPAWN_FAILED", `could not run ${JSON.stringify(inner.file)}: ${status.error}`, { tails: this.#tails() }));
+    });
+    this.#streams = [subprocess.stdout, subprocess.stderr];
     drainInto(subprocess.stdout, this.#stdout);
     drainInto(subprocess.stderr, this.#stderr);
     this.#stdioClosed = Promise.all(
@@ -259,6 +283,7 @@ class WorkerProcess implements Worker {
         (stream) => new Promise<void>((resolve) => (stream && !stream.destroyed ? stream.once("close", () => resolve()) : resolve())),
       ),
     ).then(() => undefined);
+    this.#exitSeen = new Promise<void>((resolve) => subprocess.once("exit", () => resolve()));
     subprocess.once("exit", (code, signal) => {
       this.#exit = { code, signal };
       void this.#onProcessExit();
@@ -325,10 +350,12 @@ class WorkerProcess implements Worker {
       this.#failHandshake(err as SupervisorError);
       return;
     }
+    // The guard reports its child before the worker can connect; /proc says the same otherwise.
+    this.#inner ??= onlyChild(this.#pid);
     if (this.#opts.sandbox?.pidNamespace) {
       // Before any cell runs, the init has one child, the worker: pinned now, the SIGINT rung and
       // the hard stop never have to guess which process inside is which.
-      this.#ns = namespaceProcs(this.#pid);
+      this.#ns = this.#inner ? namespaceProcs(this.#inner.pid) : undefined;
       if (!this.#ns) {
         this.#failHandshake(new SupervisorError("WORKER_PROTOCOL", `pid ${this.#pid} does not run the worker under a pid namespace init as its sandbox promised`));
         return;
@@ -616,6 +643,7 @@ class WorkerProcess implements Worker {
     else if (this.#exit === undefined) {
       // In a pid namespace the spawned process is the sandbox's, not the worker: the worker gets it.
       if (this.#ns) signalPinned(this.#ns.worker, "SIGINT");
+      else if (this.#inner) signalPinned(this.#inner, "SIGINT");
       else {
         try {
           process.kill(this.#pid, "SIGINT");
@@ -669,15 +697,17 @@ class WorkerProcess implements Worker {
 
   /** Invalidate the generation: never read again, stop the tree, fail every pending operation. */
   #invalidate(reason: string, detail: string): void {
-    void this.#stopTree(reason, detail, "invalidated");
+    void this.#stopTree(reason, detail, "invalidated", reason === "worker_exited" ? GUARD_EXIT_GRACE_MS : 0);
   }
 
-  async #stopTree(reason: string, detail: string, kind: StopKind): Promise<void> {
+  async #stopTree(reason: string, detail: string, kind: StopKind, exitGraceMs = 0): Promise<void> {
     if (this.#phase === "dead") return;
     if (!this.#stop || this.#stop.kind === "shutdown") this.#stop = { reason, detail, kind };
     if (this.#phase !== "starting") this.#phase = "stopping";
     this.#channel?.close();
     this.#server.close();
+    if (exitGraceMs > 0) await Promise.race([this.#exitSeen, sleep(exitGraceMs)]);
+    if (this.state === "dead") return;
     await this.#killTree();
   }
 
@@ -712,6 +742,9 @@ class WorkerProcess implements Worker {
     await this.#killTree();
     await killTagged(this.#tag);
     await removePrivateDir(this.#dir);
+    // A process that escaped every kill (another uid's, say) may still hold the pipes: they must
+    // not keep the host alive.
+    for (const stream of this.#streams) stream?.destroy();
     untrackWorker(this.#pid);
     this.#resolveExited(exit);
     for (const listener of this.#deathListeners) listener(exit);
@@ -744,4 +777,22 @@ class WorkerProcess implements Worker {
     }
     return exit;
   }
+}
+
+/** Pin `pid` with its start time (undefined when it is already gone). */
+function pin(pid: number): PinnedProc | undefined {
+  const entry = readProc(pid);
+  return entry ? { pid, start: entry.start } : undefined;
+}
+
+/** The one child of `root`, pinned; undefined unless there is exactly one. */
+function onlyChild(root: number): PinnedProc | undefined {
+  let text: string;
+  try {
+    text = readFileSync(`/proc/${root}/task/${root}/children`, "utf8").trim();
+  } catch {
+    return undefined;
+  }
+  const pids = text.split(/\s+/).filter(Boolean);
+  return pids.length === 1 ? pin(Number(pids[0])) : undefined;
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { trackedWorkers } from "../src/exit-hook.js";
+import { readProc } from "../src/tree.js";
 import { isSupervisorError, type SupervisorError } from "../src/index.js";
 import { exists, loggedPid, noneAlive, sleep, startFake } from "./helpers.js";
 
@@ -18,7 +19,9 @@ describe("handshake", () => {
     let dir = "";
     const worker = await startFake("requests", { materialize: (d) => void (dir = d) });
     expect(worker.state).toBe("ready");
-    expect(trackedWorkers()).toContain(worker.pid);
+    // Tracked by the process spawned for it: the guard whose one child is the worker command.
+    const guard = readProc(worker.pid)!.ppid;
+    expect(trackedWorkers()).toContain(guard);
     expect(worker.hello).toMatchObject({ kind: "hello", role: "workbench", revision: null, slots: [] });
     expect(exists(dir)).toBe(true);
     expect(exists(`${dir}/w.sock`)).toBe(false);
@@ -27,7 +30,7 @@ describe("handshake", () => {
     expect(worker.state).toBe("dead");
     expect(exists(dir)).toBe(false);
     // The host's exit hook forgets it: nothing is killed by this pid at host exit.
-    expect(trackedWorkers()).not.toContain(worker.pid);
+    expect(trackedWorkers()).not.toContain(guard);
   });
 
   it("a wrong token is WORKER_BAD_TOKEN; the process is stopped and the dir removed", async () => {

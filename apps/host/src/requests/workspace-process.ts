@@ -1,4 +1,5 @@
-import { killTagged, killTree, recordRoot, treeTag } from "@klbr/supervisor";
+import type { Readable } from "node:stream";
+import { guardArgv, killTagged, killTree, readGuardStatus, recordRoot, treeTag } from "@klbr/supervisor";
 import { execa } from "execa";
 import { BoundedOutput } from "./workspace-output";
 
@@ -32,22 +33,24 @@ export interface CommandOptions {
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
- * Run `argv` in its own process group, tagged with a fresh tree tag. When it ends, times out or
- * loses its cell, its whole tree goes: the group, every descendant, every process carrying the
- * tag (a `setsid` daemon it left holding the pipes or not). The call never waits on a pipe longer
- * than {@link RUN_DRAIN_GRACE_MS} after that, so it is bounded by `timeoutMs` plus the kill.
+ * Run `argv` under the supervisor's guard (it dies with the host, even on kill -9, and kills what
+ * the command leaves below it), in its own process group, tagged with a fresh tree tag. When it
+ * ends, times out or loses its cell, its whole tree goes: the group, every descendant, every
+ * process carrying the tag (a `setsid` daemon it left holding the pipes or not). The call never
+ * waits on a pipe longer than {@link RUN_DRAIN_GRACE_MS} after that, so it is bounded by
+ * `timeoutMs` plus the kill.
  */
 export async function runCommand(opts: CommandOptions): Promise<CommandOutcome> {
   const tag = treeTag();
   const budget = { left: opts.maxOutputBytes };
   const stdout = new BoundedOutput(budget);
   const stderr = new BoundedOutput(budget);
-  const [file, ...args] = opts.argv;
-  const child = execa(file!, args, {
+  const [file, ...args] = guardArgv(opts.argv);
+  const child = execa(file, args, {
     cwd: opts.cwd,
     env: { ...opts.env, [tag.name]: tag.value },
     extendEnv: false,
-    stdin: "ignore",
+    stdio: ["ignore", "pipe", "pipe", "pipe"],
     buffer: false,
     reject: false,
     detached: true,
@@ -60,6 +63,7 @@ export async function runCommand(opts: CommandOptions): Promise<CommandOutcome> 
   }
   // Recorded before any reap can free the pid, so no kill below can hit a process that reused it.
   const known = recordRoot(pid);
+  const status = readGuardStatus(child.stdio[3] as Readable);
   const streams = [child.stdout, child.stderr];
   child.stdout?.on("data", (c: Buffer) => stdout.push(c));
   child.stderr?.on("data", (c: Buffer) => stderr.push(c));
@@ -99,6 +103,8 @@ export async function runCommand(opts: CommandOptions): Promise<CommandOutcome> 
   await killAll();
   await Promise.race([drained, sleep(RUN_DRAIN_GRACE_MS)]);
   for (const s of streams) s?.destroy();
+  const reported = await status;
+  if ("error" in reported) return { ...blank(stdout, stderr), spawnError: reported.error };
   return {
     spawnError: null,
     exitCode: timedOut || cancelled ? null : exit.code,

@@ -1,0 +1,53 @@
+import type { Readable } from "node:stream";
+import { fileURLToPath } from "node:url";
+import { resolvePython } from "./python.js";
+
+/**
+ * The guard every process the supervisor (or a host's `workspace.run`) starts runs under: a tiny
+ * stdlib Python parent that dies with the host (PR_SET_PDEATHSIG), is a child subreaper, kills
+ * everything left below it when the command exits, and exits with the command's status.
+ */
+export const GUARD_SCRIPT = fileURLToPath(new URL("../guard/klbr_guard.py", import.meta.url));
+
+/** The child fd on which the guard reports `pid N` or `error ERRNO MESSAGE` (spawn with a fourth stdio pipe). */
+export const GUARD_STATUS_FD = 3;
+
+/** What the guard reported: the command's pid, or why it could not be executed. */
+export type GuardStatus = { pid: number } | { error: string };
+
+/** argv that runs `argv` under the guard, bound to this process as its parent. */
+export function guardArgv(argv: readonly string[], python: string = resolvePython()): [string, ...string[]] {
+  return [python, "-I", "-S", GUARD_SCRIPT, "--status-fd", String(GUARD_STATUS_FD), "--parent", String(process.pid), "--", ...argv];
+}
+
+/** Parse the guard's one status line. */
+export function parseGuardStatus(text: string): GuardStatus {
+  const line = text.split("\n", 1)[0] ?? "";
+  const pid = /^pid (\d+)$/.exec(line);
+  if (pid) return { pid: Number(pid[1]) };
+  const error = /^error (\d+) (.*)$/.exec(line);
+  if (error) return { error: error[2] || `errno ${error[1]}` };
+  return { error: line ? `unexpected guard status ${JSON.stringify(line)}` : "the guard exited without reporting the command" };
+}
+
+/** Read the guard's status line from its status pipe (resolves once the line or the end arrived). */
+export function readGuardStatus(stream: Readable | null | undefined): Promise<GuardStatus> {
+  if (!stream) return Promise.resolve({ error: "no guard status pipe" });
+  return new Promise((resolve) => {
+    let text = "";
+    let done = false;
+    const finish = () => {
+      if (done) return;
+      done = true;
+      stream.destroy();
+      resolve(parseGuardStatus(text));
+    };
+    stream.on("data", (chunk: Buffer | string) => {
+      text += chunk.toString();
+      if (text.includes("\n")) finish();
+    });
+    stream.once("end", finish);
+    stream.once("close", finish);
+    stream.once("error", finish);
+  });
+}

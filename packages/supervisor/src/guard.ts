@@ -12,8 +12,11 @@ export const GUARD_SCRIPT = fileURLToPath(new URL("../guard/klbr_guard.py", impo
 /** The child fd on which the guard reports `pid N` or `error ERRNO MESSAGE` (spawn with a fourth stdio pipe). */
 export const GUARD_STATUS_FD = 3;
 
-/** What the guard reported: the command's pid, or why it could not be executed. */
-export type GuardStatus = { pid: number } | { error: string };
+/**
+ * What the guard reported: the command's pid, or why it could not be executed (`reported`: the
+ * guard said so; otherwise it ended without a word, e.g. the interpreter is not Python).
+ */
+export type GuardStatus = { pid: number } | { error: string; reported: boolean };
 
 /** argv that runs `argv` under the guard, bound to this process as its parent. */
 export function guardArgv(argv: readonly string[], python: string = resolvePython()): [string, ...string[]] {
@@ -26,13 +29,13 @@ export function parseGuardStatus(text: string): GuardStatus {
   const pid = /^pid (\d+)$/.exec(line);
   if (pid) return { pid: Number(pid[1]) };
   const error = /^error (\d+) (.*)$/.exec(line);
-  if (error) return { error: error[2] || `errno ${error[1]}` };
-  return { error: line ? `unexpected guard status ${JSON.stringify(line)}` : "the guard exited without reporting the command" };
+  if (error) return { error: error[2] || `errno ${error[1]}`, reported: true };
+  return { error: line ? `unexpected guard status ${JSON.stringify(line)}` : "the guard exited without reporting the command", reported: false };
 }
 
 /** Read the guard's status line from its status pipe (resolves once the line or the end arrived). */
 export function readGuardStatus(stream: Readable | null | undefined): Promise<GuardStatus> {
-  if (!stream) return Promise.resolve({ error: "no guard status pipe" });
+  if (!stream) return Promise.resolve({ error: "no guard status pipe", reported: false });
   return new Promise((resolve) => {
     let text = "";
     let done = false;

@@ -73,7 +73,7 @@ const EOF_EXIT_GRACE_MS = 2000;
  * How long a worker that closed its connection has to exit before its tree is killed: its guard
  * clears what the worker left and then exits with the worker's own status, which a kill would hide.
  */
-const GUARD_EXIT_GRACE_MS = 250;
+const GUARD_EXIT_GRACE_MS = 1000;
 
 /** Call `fn` synchronously; its value, promise or throw becomes one promise. */
 const settleWith = <T>(fn: () => T | Promise<T>): Promise<T> => new Promise<T>((resolve) => resolve(fn()));
@@ -273,7 +273,8 @@ class WorkerProcess implements Worker {
     trackWorker(this.#pid, this.#dir, this.#known, this.#tag);
     void readGuardStatus(subprocess.stdio[3] as Readable).then((status) => {
       if ("pid" in status) this.#inner ??= pin(status.pid);
-      else this.#failHandshake(new SupervisorError("WORKER_SPAWN_FAILED", `could not run ${JSON.stringify(inner.file)}: ${status.error}`, { tails: this.#tails() }));
+      // Unreported (the guard could not even run): the exit tells the story, as for any early exit.
+      else if (status.reported) this.#failHandshake(new SupervisorError("WORKER_SPAWN_FAILED", `could not run ${JSON.stringify(inner.file)}: ${status.error}`, { tails: this.#tails() }));
     });
     this.#streams = [subprocess.stdout, subprocess.stderr];
     drainInto(subprocess.stdout, this.#stdout);

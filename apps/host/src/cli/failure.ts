@@ -56,6 +56,15 @@ function hintFor(code: string, e: Coded, ctx: FailureContext): { hint: string | 
     case "WORKER_EXITED_EARLY":
     case "WORKER_HANDSHAKE_TIMEOUT":
       return { hint: "check that KLBR_PYTHON is Python 3.11+ and that KLBR_PYTHON_PATH (when set) holds the klbr package", exit: EXIT.UNAVAILABLE };
+    case "DRIVER_KEY_UNSET":
+      return { hint: "export the variable the route names in api_key_env (`klbr route list` shows which), then run the command again", exit: EXIT.UNAVAILABLE };
+    case "DRIVER_INVALID_ROUTES":
+      return { hint: `fix ${ctx.dataDir ? `${ctx.dataDir}/routes.json` : "routes.json"}, or remove it and add routes again with \`klbr route add\``, exit: EXIT.DATA };
+    case "DRIVER_UNKNOWN_ROUTE":
+      return { hint: "`klbr route list` shows the routes; `klbr route add NAME ...` adds one", exit: EXIT.USAGE };
+    case "DRIVER_ROUTE_FAILED":
+    case "DRIVER_MALFORMED_REPLY":
+      return { hint: "check the route's base_url and model, and that the server answers (`klbr route test NAME`)", exit: EXIT.UNAVAILABLE };
     default:
       break;
   }

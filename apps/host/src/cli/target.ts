@@ -37,7 +37,7 @@ export async function connectDaemon(opts: CommonOptions): Promise<ControlClient 
 }
 
 /** The daemon when one runs, otherwise an embedded host on the same data directory. */
-export async function openTarget(opts: CommonOptions, onEmbedded?: () => void): Promise<Target> {
+export async function openTarget(opts: CommonOptions, onEmbedded?: () => void, embedded: { drive?: { route?: string } } = {}): Promise<Target> {
   const client = await connectDaemon(opts);
   if (client) {
     return {
@@ -53,7 +53,7 @@ export async function openTarget(opts: CommonOptions, onEmbedded?: () => void): 
   checkKlbrPython();
   onEmbedded?.();
   const { Host } = await import("../runtime/host");
-  const host = await Host.start({ dataDir: dataDirOf(opts), ...(opts.workspace ? { workspace: opts.workspace } : {}) });
+  const host = await Host.start({ dataDir: dataDirOf(opts), ...(embedded.drive ? { drive: embedded.drive } : {}), ...(opts.workspace ? { workspace: opts.workspace } : {}) });
   return {
     embedded: true,
     execute: (code, session) => host.execute(code, session),

@@ -455,6 +455,7 @@ export class Host implements HostServices {
         stderr_tail: b.worker?.stderrTail ?? "",
       })),
       skills_revision: this.skills.revision,
+      driving: this.turns ? { route: this.turns.route.name, api: this.turns.route.api, model: this.turns.route.model } : null,
       pending_inputs: pendingInputs(this.db, ROOT_SESSION).length,
       open_work_items: openWorkItems(this.db).map(workItemView),
       orientation: adoptedScopes(this.db).map((scope) => ({ scope, sources: currentSources(this.db, scope) })),

@@ -4,6 +4,7 @@ import {
   cellsOf,
   isDriverError,
   needsBudgetFold,
+  renderCellResult,
   planBudgetFold,
   RequestAssembler,
   routeKey,
@@ -24,7 +25,7 @@ import { installedFrontier, markInstalled, pendingFrontier, recordFrontier, type
 import { appendHeaderRecord, headerChain, headerRecord, headerRows, latestPin } from "../store/headers";
 import { recordIncident } from "../store/incidents";
 import { failModelRequest, finishModelRequest, sessionModelRequests, startModelRequest } from "../store/model-requests";
-import { appendTranscript, lastSeq, loadTranscript, maxRef, transcriptRows } from "../store/transcript";
+import { appendTranscript, cellResult, lastSeq, loadTranscript, maxRef, transcriptRows } from "../store/transcript";
 import { createWait } from "../store/waits";
 import { reassembleRequest } from "./reassemble";
 
@@ -180,8 +181,11 @@ export class SessionTurns {
           // The record comes first: a restart finds the call taken and never runs it a second time.
           appendTranscript(this.host.db, { sessionId: this.sessionId, kind: "cell", ref: executionId, requestId: pending.requestId, callId: call.call_id, atMs: this.host.now() });
         }
+        this.host.notify({ type: "model", phase: "cell", session_id: this.sessionId, execution_id: executionId, code: call.code, at_ms: this.host.now() });
         const report = await this.host.execute(call.code, this.sessionId, { executionId });
         if (report.status === "yielded") yielded = true;
+        const result = cellResult(this.host.sqlite, executionId);
+        this.host.notify({ type: "model", phase: "result", session_id: this.sessionId, execution_id: executionId, status: report.status, text: result ? renderCellResult(result) : "", at_ms: this.host.now() });
       }
       if (yielded) {
         this.host.notify({ type: "model", phase: "turn_end", session_id: this.sessionId, turn_id: turnId, reason: "yielded", at_ms: this.host.now() });

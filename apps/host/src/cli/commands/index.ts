@@ -4,6 +4,8 @@ import { register as init } from "./init";
 import { register as log } from "./log";
 import { register as release } from "./release";
 import { register as repl } from "./repl";
+import { register as route } from "./route";
+import { register as chat } from "./chat";
 import { register as say } from "./say";
 import { register as serve } from "./serve";
 import { register as status } from "./status";
@@ -13,4 +15,4 @@ import { register as status } from "./status";
  * folder exporting `register(program)` (its options, its help, its action), plus one line here.
  * Keep a command file's top-level imports light: load the host inside the action.
  */
-export const COMMANDS: readonly Register[] = [init, serve, exec, say, repl, log, release, status];
+export const COMMANDS: readonly Register[] = [init, serve, exec, say, chat, repl, route, log, release, status];

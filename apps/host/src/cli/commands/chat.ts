@@ -1,0 +1,65 @@
+import { createInterface } from "node:readline";
+import type { Command } from "commander";
+import { HostError } from "../../errors";
+import { ChatView } from "../chat-view";
+import { optionsOf, run, type CommonOptions } from "../command";
+import { openTarget } from "../target";
+
+/**
+ * `klbr chat`: an interactive session. Lines typed are operator input; the model's streamed text,
+ * its cells and their results, its sends and each request's usage are shown as they happen, with
+ * a spinner while the model is thinking. Through the daemon when one runs (it must drive sessions),
+ * otherwise an embedded host that drives the session with the route. With stdin not a terminal,
+ * each line waits for the turn it started to end, so a script reads a whole session in order.
+ */
+export async function chatCommand(opts: CommonOptions & { route?: string; session?: string }): Promise<number> {
+  const session = opts.session ?? "root";
+  if (!/^[A-Za-z0-9_.-]{1,128}$/.test(session)) throw new HostError("CLI_USAGE", `--session must be an identifier, got ${JSON.stringify(session)}`);
+  const target = await openTarget(opts, () => process.stderr.write("klbr: no daemon running; chatting through an embedded host\n"), { drive: opts.route ? { route: opts.route } : {} });
+  const tty = process.stdin.isTTY === true;
+  const view = new ChatView(process.stdout, process.stderr, process.stderr.isTTY === true);
+  let turnEnded: (() => void) | null = null;
+  try {
+    const status = (await target.status()) as { driving?: { route: string; model: string } | null };
+    if (!status.driving) throw new HostError("CHAT_NOT_DRIVEN", "the running daemon drives no sessions: add a route (`klbr route add`) and restart `klbr serve`");
+    process.stderr.write(`klbr: chatting with ${status.driving.route} (${status.driving.model}) in session ${session}; Ctrl-D ends\n`);
+    await target.subscribe((raw) => {
+      const event = raw as Record<string, unknown>;
+      if (event.session_id !== session) return;
+      view.render(event);
+      if (event.type === "model" && event.phase === "turn_end") turnEnded?.();
+    });
+    const lines = createInterface({ input: process.stdin, terminal: tty });
+    if (tty) {
+      lines.setPrompt("> ");
+      lines.prompt();
+    }
+    for await (const line of lines) {
+      if (line.trim() === "") {
+        if (tty) lines.prompt();
+        continue;
+      }
+      if (tty) {
+        await target.say(line, session);
+        continue;
+      }
+      const ended = new Promise<void>((resolve) => (turnEnded = resolve));
+      await target.say(line, session);
+      await ended;
+    }
+    return 0;
+  } finally {
+    view.close();
+    await target.close();
+  }
+}
+
+/** Register `klbr chat`. */
+export function register(program: Command): void {
+  program
+    .command("chat")
+    .description("an interactive session with the model: lines are operator input; its text, cells, results and usage stream in")
+    .option("--route <name>", "the route (embedded host only; a daemon uses its own; default: the default route)")
+    .option("-s, --session <id>", "the session (default: root)")
+    .action(run(async (cmd) => chatCommand(optionsOf(cmd))));
+}

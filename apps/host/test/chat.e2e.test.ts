@@ -1,0 +1,137 @@
+// `klbr route add` + `klbr chat` against the scripted server, end to end through the real CLI:
+// embedded, through a daemon that drives the session, and a daemon killed mid-cell (kill -9)
+// whose successor resumes from the log without running the cell again.
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync, readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { startScriptedServer, type ScriptedServer } from "../../../test-support/scripted-server.ts";
+import { tempDir } from "./helpers";
+
+const HOST_DIR = fileURLToPath(new URL("..", import.meta.url));
+const CLI = [process.execPath, "--conditions=@klbr/source", "--import", "tsx", join(HOST_DIR, "test", "run-cli.ts")];
+
+let dataDir: string;
+let workspace: string;
+let server: ScriptedServer;
+const daemons: ChildProcess[] = [];
+
+function klbr(args: string[], input = "", env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(CLI[0]!, [...CLI.slice(1), "--data-dir", dataDir, "--workspace", workspace, ...args], { cwd: HOST_DIR, stdio: ["pipe", "pipe", "pipe"], env: { ...process.env, ...env } });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (c) => (stdout += c));
+    child.stderr.on("data", (c) => (stderr += c));
+    child.stdin.end(input);
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+async function serve(): Promise<{ child: ChildProcess; stderr: () => string }> {
+  const child = spawn(CLI[0]!, [...CLI.slice(1), "--data-dir", dataDir, "--workspace", workspace, "serve"], { cwd: HOST_DIR, stdio: ["ignore", "ignore", "pipe"] });
+  daemons.push(child);
+  let stderr = "";
+  child.stderr!.on("data", (c) => (stderr += c));
+  await new Promise<void>((resolve, reject) => {
+    const poll = setInterval(() => {
+      if (stderr.includes("klbr: serving")) {
+        clearInterval(poll);
+        resolve();
+      } else if (child.exitCode !== null) {
+        clearInterval(poll);
+        reject(new Error(`serve did not start: ${stderr}`));
+      }
+    }, 50);
+  });
+  return { child, stderr: () => stderr };
+}
+
+function stop(child: ChildProcess, signal: NodeJS.Signals = "SIGTERM"): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    child.once("exit", () => resolve());
+    child.kill(signal);
+  });
+}
+
+beforeAll(async () => {
+  // (the daemon-killed test below wakes its session with `klbr say` through the daemon)
+  dataDir = tempDir("klbr-c-");
+  workspace = tempDir("klbr-cw-");
+  server = await startScriptedServer();
+});
+
+afterAll(async () => {
+  for (const d of daemons) await stop(d);
+  await server.close();
+  rmSync(dataDir, { recursive: true, force: true });
+  rmSync(workspace, { recursive: true, force: true });
+});
+
+// Each CLI run starts node + tsx; on a loaded 2-core box that alone takes seconds.
+describe("klbr route + klbr chat", { timeout: 120_000 }, () => {
+  test("route add, list and test print the route and the usage record", async () => {
+    const add = await klbr(["route", "add", "scripted", "--api", "chat", "--base-url", `${server.url}/v1`, "--model", "scripted-1", "--context-tokens", "100000", "-o", "temperature=0"]);
+    expect(add).toMatchObject({ code: 0, stdout: "route scripted saved (default); a running daemon uses it after a restart\n" });
+    const list = await klbr(["route", "list"]);
+    expect(list.stdout).toContain(`* scripted  chat  scripted-1  ${server.url}/v1  no key  context 100000  cells tool`);
+    server.push({ text: "ok" });
+    const t = await klbr(["route", "test", "scripted"]);
+    expect(t.code).toBe(0);
+    expect(t.stdout).toContain('reply: "ok"');
+    expect(t.stdout).toMatch(/usage: \{"shape":"openai_chat","prompt_tokens":\d+,"completion_tokens":1,"cached_prompt_tokens":\d+/);
+    expect(JSON.parse(server.requests.at(-1)!.body)).toMatchObject({ model: "scripted-1", temperature: 0, stream: true });
+  });
+
+  test("chat with an embedded host: streamed text, a cell and its result, usage, turn ends", async () => {
+    server.push({ text: "Hi! How can I help?" }, { text: "Computing.", calls: [{ code: "6 * 7" }] }, { text: "It is 42." });
+    const r = await klbr(["chat"], "hello\nwhat is six times seven?\n");
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("Hi! How can I help?\n");
+    expect(r.stdout).toMatch(/\[turn ended: model_ended_turn\]\n[\s\S]*Computing\.\n  · prompt \d+, cached \d+ \(\d+\.\d%\), completion \d+\n\[cell ex-\S+\]\n```python\n6 \* 7\n```\n\[[^\]]+ · ran [^\]]+\]\n42\n[\s\S]*It is 42\.\n/);
+    expect((r.stdout.match(/\[turn ended: model_ended_turn\]/g) ?? []).length).toBe(2);
+    const log = await klbr(["log"]);
+    expect(log.stdout.match(/model\.request \S+ session=root route=scripted model="scripted-1" status=ok retries=0 body_bytes=\d+ shared_prefix_bytes=\d+ prompt_tokens=\d+ cached_prompt_tokens=\d+ completion_tokens=\d+ cached=\d+\.\d%/g)).toHaveLength(3);
+  });
+
+  test("chat through a daemon that drives the session (a reviewed send reaches the chat)", async () => {
+    const daemon = await serve();
+    expect(daemon.stderr()).toContain("sessions driven by route scripted (scripted-1)");
+    server.push({ text: "Still here.", calls: [{ code: "await runtime.send('a note for the operator')" }] }, { text: "Sent you a note." });
+    const r = await klbr(["chat"], "are you there?\n");
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("[to operator] a note for the operator\n");
+    expect(r.stdout).toContain("Sent you a note.\n");
+    await stop(daemon.child);
+  });
+
+  test("a daemon killed mid-cell: the next one resumes from the log, tells the model, and runs nothing twice", async () => {
+    const marker = join(workspace, "long-cell-runs");
+    const daemon = await serve();
+    server.push({ text: "Starting a long job.", calls: [{ code: `open(${JSON.stringify(marker)}, "a").write("run\\n")\nimport time\ntime.sleep(120)` }] });
+    const before = server.requests.length;
+    expect((await klbr(["say", "run the long job"])).code).toBe(0);
+    while (!existsSync(marker)) await new Promise((r) => setTimeout(r, 50));
+    await stop(daemon.child, "SIGKILL");
+    server.push({ text: "The job was interrupted by a restart." });
+    const next = await serve();
+    const deadline = Date.now() + 30_000;
+    while (server.requests.length < before + 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    const resumed = JSON.parse(server.requests[before + 1]!.body) as { messages: Array<{ role: string; content: string }> };
+    expect(resumed.messages.at(-1)).toMatchObject({ role: "tool", content: expect.stringContaining("[status: interrupted (host_restart)]") });
+    expect(readFileSync(marker, "utf8")).toBe("run\n");
+    await stop(next.child);
+  });
+
+  test("a route whose key variable is unset: a clear error at start", async () => {
+    expect((await klbr(["route", "add", "keyed", "--api", "chat", "--base-url", `${server.url}/v1`, "--model", "m", "--key-env", "KLBR_E2E_UNSET_KEY"])).code).toBe(0);
+    const r = await klbr(["chat", "--route", "keyed"], "hi\n", { KLBR_E2E_UNSET_KEY: "" });
+    expect(r.code).toBe(69);
+    expect(r.stderr).toContain("klbr: DRIVER_KEY_UNSET: route \"keyed\" reads its key from $KLBR_E2E_UNSET_KEY, which is not set");
+    const s = await klbr(["serve", "--route", "keyed"], "", { KLBR_E2E_UNSET_KEY: "" });
+    expect(s.code).toBe(69);
+    expect(s.stderr).toContain("DRIVER_KEY_UNSET");
+  });
+});

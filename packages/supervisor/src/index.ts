@@ -6,6 +6,7 @@ export { resolvePython } from "./python.js";
 export { minimalEnv, MINIMAL_ENV_NAMES } from "./command.js";
 export type {
   ExecuteOptions,
+  HostReplyEvent,
   HostRequestContext,
   HostRequestHandler,
   StartWorkerOptions,

@@ -1,6 +1,6 @@
 import type { CellCompletion, HookCompletion, InterruptOutcome, WorkerExit } from "./completion.js";
 import type { WorkerSandbox } from "./sandbox.js";
-import type { HelloMessage, HookInput, HookSlot, HostRequest } from "./wire.js";
+import type { HelloMessage, HookInput, HookSlot, HostReplyBody as HostReply, HostRequest } from "./wire.js";
 
 /** A worker's role. */
 export type WorkerRole = "workbench" | "hooks";
@@ -21,6 +21,20 @@ export type HostRequestHandler = (request: HostRequest, ctx: HostRequestContext)
 
 /** Answers a host request whose execution is unknown or has ended (default: error `scope_expired`). */
 export type StrayRequestHandler = (request: unknown, ctx: { executionId: string; requestId: string }) => Promise<unknown> | unknown;
+
+/** One reply to a workbench's host request, as it went out (or did not): what a host logs. */
+export interface HostReplyEvent {
+  executionId: string;
+  requestId: string;
+  /** The request as the worker sent it (not parsed yet when the supervisor refused it first). */
+  request: unknown;
+  /** The body sent (an unencodable value already replaced by `internal`), or the one that could not be sent. */
+  reply: HostReply;
+  /** True when a handler (`onHostRequest` or `onStrayHostRequest`) produced it; false for the supervisor's own refusal (`limit_exceeded`, `scope_expired`, `invalid_request`, ...). */
+  handled: boolean;
+  /** False when nothing reached the worker (the execution had ended or the connection was gone). */
+  sent: boolean;
+}
 
 /** Options of {@link startWorker}. */
 export interface StartWorkerOptions {
@@ -53,6 +67,8 @@ export interface StartWorkerOptions {
   /** Invokes that may wait behind the one in flight. */
   invokeQueueLimit?: number;
   onStrayHostRequest?: StrayRequestHandler;
+  /** Told every reply to a host request, refusals made by the supervisor included. */
+  onHostReply?: (event: HostReplyEvent) => void;
   /** Run the worker inside a wrapper (bwrap): a command prefix, and whether it makes a pid namespace. */
   sandbox?: WorkerSandbox;
   /** The worker is reached through another command (ssh to a remote keeper): see {@link WorkerTransport}. */

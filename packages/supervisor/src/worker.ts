@@ -426,8 +426,8 @@ class WorkerProcess implements Worker {
         return;
       }
       void settleWith(() => stray(message.request, ids)).then(
-        (value) => this.#reply(undefined, message, { kind: "ok", value }),
-        (err) => this.#reply(undefined, message, { kind: "error", code: replyCode(err), message: messageOf(err) }),
+        (value) => this.#reply(undefined, message, { kind: "ok", value }, true),
+        (err) => this.#reply(undefined, message, { kind: "error", code: replyCode(err), message: messageOf(err) }, true),
       );
       return;
     }
@@ -467,22 +467,40 @@ class WorkerProcess implements Worker {
     void settleWith(() => handler(request, ctx)).then(
       (value) => {
         if (request.method === "runtime.wait") run.waitAccepted = true;
-        this.#reply(cell, message, { kind: "ok", value });
+        this.#reply(cell, message, { kind: "ok", value }, true);
       },
-      (err) => this.#reply(cell, message, { kind: "error", code: replyCode(err), message: messageOf(err) }),
+      (err) => this.#reply(cell, message, { kind: "error", code: replyCode(err), message: messageOf(err) }, true),
     );
   }
 
-  /** Send a host_reply unless its execution has ended; an unencodable value becomes an `internal` error. */
-  #reply(cell: Operation<CellCompletion> | undefined, request: { id: string; execution_id: string }, reply: HostReplyBody): void {
-    if (cell?.ended) return;
+  /**
+   * Send a host_reply unless its execution has ended; an unencodable value becomes an `internal`
+   * error. `onHostReply` is told the body that went out (or that nothing did), so the host logs
+   * exactly what the worker got, refusals made here included. `handled`: a handler produced it.
+   */
+  #reply(cell: Operation<CellCompletion> | undefined, request: { id: string; execution_id: string; request?: unknown }, reply: HostReplyBody, handled = false): void {
+    const sent = this.#sendReply(cell, request, reply);
+    const report = this.#opts.onHostReply;
+    if (!report) return;
+    try {
+      report({ executionId: request.execution_id, requestId: request.id, request: request.request, reply: sent ?? reply, handled, sent: sent !== null });
+    } catch {
+      /* the host's log failing must not break the exchange */
+    }
+  }
+
+  #sendReply(cell: Operation<CellCompletion> | undefined, request: { id: string; execution_id: string }, reply: HostReplyBody): HostReplyBody | null {
+    if (cell?.ended) return null;
     const channel = this.#channel;
-    if (!channel || channel.closed || this.#phase !== "running") return;
+    if (!channel || channel.closed || this.#phase !== "running") return null;
     const base = { kind: "host_reply" as const, id: request.id, execution_id: request.execution_id };
     try {
       channel.send({ ...base, reply });
+      return reply;
     } catch (err) {
-      channel.send({ ...base, reply: { kind: "error", code: "internal", message: `the reply could not be encoded: ${messageOf(err)}` } });
+      const fallback: HostReplyBody = { kind: "error", code: "internal", message: `the reply could not be encoded: ${messageOf(err)}` };
+      channel.send({ ...base, reply: fallback });
+      return fallback;
     }
   }
 

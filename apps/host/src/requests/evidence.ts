@@ -6,10 +6,11 @@ import { getCandidate, candidateView } from "../store/orientation";
 import { getWorkItem, workItemView } from "../store/work-items";
 import type { HostDb } from "../db/open";
 import type { RequestContext } from "./context";
+import { cutToFit, REPLY_BUDGET_BYTES, snakeKeys } from "./fit";
 
-/** One resolved reference, or the reason it could not be. */
+/** One resolved reference (its row with snake_case keys, as on the wire), or the reason it could not be. */
 export type Resolved =
-  | { ref: string; ok: true; value: unknown }
+  | { ref: string; ok: true; value: unknown; truncated_bytes?: number }
   | { ref: string; ok: false; error: { code: string; message: string } };
 
 const RESOLVERS: Record<string, (db: HostDb, key: string) => unknown> = {
@@ -38,10 +39,30 @@ export function resolveRef(db: HostDb, ref: string): Resolved {
   }
   const value = resolver(db, key);
   if (value === undefined) return { ref, ok: false, error: { code: "not_found", message: `${ref} does not exist` } };
-  return { ref, ok: true, value };
+  return { ref, ok: true, value: snakeKeys(value) };
 }
 
-/** evidence.resolve: each ref resolved or answered with its own error. */
-export async function evidenceResolve(ctx: RequestContext, params: { refs: string[] }): Promise<unknown> {
-  return { results: params.refs.map((ref) => resolveRef(ctx.host.db, ref)) };
+/**
+ * evidence.resolve: each ref resolved or answered with its own error. The reply always fits one
+ * frame: the longest strings (an execution's output, a long payload) are cut until it does, and
+ * what is cut is counted per result (`truncated_bytes`) and in all.
+ */
+export async function evidenceResolve(ctx: RequestContext, params: { refs: string[] }, budget: number = REPLY_BUDGET_BYTES): Promise<unknown> {
+  const results = params.refs.map((ref) => resolveRef(ctx.host.db, ref));
+  const reply = { results, truncated_bytes: 0 };
+  const values = results.map((r) => (r.ok ? r.value : null));
+  const cut = cutToFit(values, () => JSON.stringify(reply), budget);
+  results.forEach((r, i) => {
+    if (r.ok && cut[i]! > 0) r.truncated_bytes = cut[i]!;
+  });
+  reply.truncated_bytes = cut.reduce((a, b) => a + b, 0);
+  // The counts themselves add a few bytes: cut again if they pushed the reply over.
+  if (Buffer.byteLength(JSON.stringify(reply)) > budget) {
+    const more = cutToFit(values, () => JSON.stringify(reply), budget - 64);
+    results.forEach((r, i) => {
+      if (r.ok && more[i]! > 0) r.truncated_bytes = (r.truncated_bytes ?? 0) + more[i]!;
+    });
+    reply.truncated_bytes += more.reduce((a, b) => a + b, 0);
+  }
+  return reply;
 }

@@ -15,7 +15,7 @@ import { markConsumed, pendingInputs, recordInput, setAttention, type EventRow }
 import { finishExecution, startExecution, type ExecutionRow, type ExecutionStatus } from "../store/executions";
 import { recordIncident } from "../store/incidents";
 import { lastKernelReset, recordKernelReset } from "../store/kernel";
-import { recordReply, recordRequest, requestStep } from "../store/requests";
+import { requestStep } from "../store/requests";
 import { openWorkItems, workItemView } from "../store/work-items";
 import { adoptedScopes, currentSources } from "../store/orientation";
 import { allPeers, peerView, stoppedPeerSessions } from "../store/peers";
@@ -31,6 +31,7 @@ import { InstructionHeaders } from "./instructions";
 import { adoptedSources } from "./orientation-sources";
 import { PeerSignals } from "./peer-signals";
 import { recoverAfterCrash } from "./recovery";
+import { RequestLog } from "./request-log";
 import { SkillsService } from "./skills-service";
 import { Workbench } from "./workbench";
 import { DEFAULT_FRONTIER_SECTIONS, frontierBlock, type FrontierSectionProvider } from "./frontier-block";
@@ -101,6 +102,7 @@ export class Host implements HostServices {
   private readonly behaviour: BehaviourManager;
   private readonly skills: SkillsService;
   private readonly headers: InstructionHeaders;
+  private readonly requestLog: RequestLog;
   private readonly workbenches = new Map<string, Workbench>();
   private readonly listeners = new Set<(n: Notification) => void>();
   private readonly timers = new Set<NodeJS.Timeout>();
@@ -150,6 +152,7 @@ export class Host implements HostServices {
       managedDir: this.layout.managedSkills,
     });
     this.headers = new InstructionHeaders(this.db, () => this.now(), (sessionId) => adoptedSources(this.db, sessionId));
+    this.requestLog = new RequestLog(this.db, () => this.now());
   }
 
   /** Start a host: migrate, recover, start the hooks worker and the root workbench (whose start indexes the skills). */
@@ -595,6 +598,7 @@ export class Host implements HostServices {
       materialize: (dir: string) => this.skills.materialize(index, dir),
       expect: { revision: null, skills: index.revision },
       sandbox: this.sandbox.worker(),
+      onHostReply: (event) => this.requestLog.replied(event),
       ...(this.options.interruptGraceMs !== undefined ? { interruptGraceMs: this.options.interruptGraceMs } : {}),
       ...(this.options.sigintGraceMs !== undefined ? { sigintGraceMs: this.options.sigintGraceMs } : {}),
     }), `workbench ${bench.sessionId}`);
@@ -606,17 +610,10 @@ export class Host implements HostServices {
     this.notify({ type: "kernel.reset", session_id: bench.sessionId, generation, skills, at_ms: this.now() });
   }
 
-  /** Serve one host request: scope first, then the handler; both request and reply are logged. */
+  /** Serve one host request: scope first, then the handler; the request is logged now, its reply as sent. */
   private async serveRequest(bench: Workbench, request: HostRequest, ctx: HostRequestContext): Promise<unknown> {
-    const now = this.now();
-    const rowId = recordRequest(this.db, {
-      executionId: ctx.executionId,
-      requestId: ctx.requestId,
-      // Aliases are recorded under the canonical method name (C13).
-      method: canonicalName(request.method),
-      request: { ...request, method: canonicalName(request.method) },
-      requestedAtMs: now,
-    });
+    // The reply is logged when the supervisor reports what went out (RequestLog.replied).
+    const rowId = this.requestLog.opened(ctx.executionId, ctx.requestId, request);
     try {
       const live = bench.inScope(ctx.executionId);
       if (!live) throw new ReplyError("scope_expired", `execution ${ctx.executionId} is not the live foreground cell of this generation`);
@@ -629,11 +626,8 @@ export class Host implements HostServices {
       // The supervisor hands over a request it already validated (parseHostRequest): not parsed twice.
       const step = requestStep(this.db, ctx.executionId, rowId);
       const value = await dispatch({ host: this, live, requestId: ctx.requestId, step, signal: ctx.signal }, request as never);
-      recordReply(this.db, rowId, { kind: "ok", value }, this.now());
       return value;
     } catch (error) {
-      const code = error instanceof ReplyError ? error.code : "internal";
-      recordReply(this.db, rowId, { kind: "error", code, message: (error as Error).message }, this.now());
       if (!(error instanceof ReplyError)) recordIncident(this.db, "request.internal_error", { method: canonicalName(request.method), error: String(error) }, this.now());
       throw error instanceof ReplyError ? error : new ReplyError("internal", (error as Error).message);
     }

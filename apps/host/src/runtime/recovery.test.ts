@@ -5,6 +5,8 @@ import { migrateHostDb, openSqlite } from "../db/open";
 import { getExecution, startExecution } from "../store/executions";
 import { beginStop, getPeer, insertPeer } from "../store/peers";
 import { createWait, getWait } from "../store/waits";
+import { recordReply, recordRequest } from "../store/requests";
+import { hostRequests } from "../db/schema";
 import { recoverAfterCrash } from "./recovery";
 
 const dirs: string[] = [];
@@ -54,6 +56,18 @@ describe("recoverAfterCrash", () => {
     expect(r.stopped).toEqual(["peer-a"]);
     expect(getPeer(db, "peer-a")).toMatchObject({ status: "stopped", stoppedBy: "host_restart", stoppedAtMs: 5_000 });
     expect(getPeer(db, "peer-b")).toMatchObject({ status: "open" });
+    sqlite.close();
+  });
+
+  test("a request in flight at the crash gets the host_restart reply; answered ones keep theirs (C8)", () => {
+    const { sqlite, db } = crashedLog();
+    const answered = recordRequest(db, { executionId: "ex-cut", requestId: "r1", method: "runtime.inspect", request: { method: "runtime.inspect" }, requestedAtMs: 1_000 });
+    recordReply(db, answered, { kind: "ok", value: { now_ms: 1 } }, 1_001);
+    const cut = recordRequest(db, { executionId: "ex-cut", requestId: "r2", method: "local.send", request: { method: "local.send", text: "x" }, requestedAtMs: 1_002 });
+    recoverAfterCrash(db, 5_000);
+    const rows = db.select().from(hostRequests).all();
+    expect(rows.find((r) => r.id === answered)).toMatchObject({ reply: { kind: "ok" }, repliedAtMs: 1_001 });
+    expect(rows.find((r) => r.id === cut)).toMatchObject({ reply: { kind: "error", code: "host_restart", sent: false }, repliedAtMs: 5_000 });
     sqlite.close();
   });
 });

@@ -1,6 +1,7 @@
 import type { HostDb } from "../db/open";
 import { finishExecution, runningExecutions } from "../store/executions";
 import { recordIncident } from "../store/incidents";
+import { closeUnansweredRequests } from "../store/requests";
 import { finishStop, stoppingPeers } from "../store/peers";
 import { openWaits, supersedeOlderOpenWaits, wakeDueWaits, type WaitRow } from "../store/waits";
 
@@ -36,11 +37,12 @@ function recover(db: HostDb, nowMs: number): Recovery {
     interrupted.push(row.id);
   }
   const woken = wakeDueWaits(db, nowMs);
+  const unanswered = closeUnansweredRequests(db, nowMs);
   // At most one open wait per session (C8), also in a log written before waits were superseded.
   const superseded = supersedeOlderOpenWaits(db, nowMs);
   // Their pending requests were cancelled when the stop was asked for, in that same transaction.
   const stopped = stoppingPeers(db).map((peer) => (finishStop(db, peer.id, "host_restart", nowMs), peer.id));
-  if (interrupted.length > 0 || woken.length > 0 || stopped.length > 0 || superseded.length > 0) {
+  if (interrupted.length > 0 || woken.length > 0 || stopped.length > 0 || superseded.length > 0 || unanswered.length > 0) {
     recordIncident(
       db,
       "host.recovered",
@@ -49,6 +51,7 @@ function recover(db: HostDb, nowMs: number): Recovery {
         woken: woken.map((w) => w.id),
         ...(stopped.length > 0 ? { stopped_peers: stopped } : {}),
         ...(superseded.length > 0 ? { superseded_waits: superseded.map((w) => w.id) } : {}),
+        ...(unanswered.length > 0 ? { unanswered_requests: unanswered } : {}),
       },
       nowMs,
     );

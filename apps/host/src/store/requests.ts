@@ -1,4 +1,4 @@
-import { and, count, eq, lte } from "drizzle-orm";
+import { and, count, eq, isNull, lte } from "drizzle-orm";
 import type { HostDb } from "../db/open";
 import { hostRequests } from "../db/schema";
 
@@ -22,4 +22,21 @@ export function requestStep(db: HostDb, executionId: string, rowId: number): num
     .from(hostRequests)
     .where(and(eq(hostRequests.executionId, executionId), lte(hostRequests.id, rowId)))
     .get()!.n;
+}
+
+/**
+ * After a crash: every request still without a reply was cut short with its host, so none of them
+ * was answered; each gets the `host_restart` reply (C8). Returns the row ids closed.
+ */
+export function closeUnansweredRequests(db: HostDb, nowMs: number): number[] {
+  return db
+    .update(hostRequests)
+    .set({
+      reply: { kind: "error", code: "host_restart", message: "the host stopped before this request was answered; no reply reached the cell", sent: false },
+      repliedAtMs: nowMs,
+    })
+    .where(isNull(hostRequests.repliedAtMs))
+    .returning({ id: hostRequests.id })
+    .all()
+    .map((r) => r.id);
 }

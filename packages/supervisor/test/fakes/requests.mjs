@@ -4,6 +4,8 @@
 //   "many:<n>"  -> n requests at once; complete after every reply, with the reply kinds as result
 //   "stray"     -> a request for an unknown execution; complete with the reply it got
 //   "yield"     -> runtime.wait, then (after the ok reply) another request; complete yielded after both replies
+//   "yield-pipelined" -> runtime.wait and a second runtime.wait in one write (before any reply);
+//                  complete yielded after both replies, with the reply kinds as result
 //   "ladder:<n>" -> ignore the first n-1 rungs (1: complete on interrupt, 2: on SIGINT, 3: never)
 //   "exit:<n>"  -> process.exit(n)
 //   "reset"     -> stop reading, request r1, exit 300 ms later with the host's reply unread (the
@@ -39,6 +41,9 @@ const socket = open((message) => {
       send(socket, { kind: "host_request", id: "s1", execution_id: "ghost", request: { method: "runtime.inspect" } });
     } else if (code === "yield") {
       send(socket, { kind: "host_request", id: "w1", execution_id: current.id, request: { method: "runtime.wait", seconds: null, reason: "input" } });
+    } else if (code === "yield-pipelined") {
+      const w = (id) => frame(envelope({ kind: "host_request", id, execution_id: current.id, request: { method: "runtime.wait", seconds: null, reason: id } }));
+      socket.write(Buffer.concat([w("p1"), w("p2")]));
     } else if (code.startsWith("ladder:")) {
       // waits for interrupt / SIGINT
     } else if (code === "reset") {
@@ -94,6 +99,9 @@ const socket = open((message) => {
     }
     if (c.code.startsWith("many:") && c.replies.length === c.expect) send(socket, { kind: "completed", id: c.id, result: cellOk(summary()) });
     if (c.code === "stray") send(socket, { kind: "completed", id: c.id, result: cellOk(JSON.stringify(message)) });
+    if (c.code === "yield-pipelined" && c.replies.length === 2) {
+      send(socket, { kind: "completed", id: c.id, result: { kind: "cell", status: "yielded", output: [{ stream: "result", text: summary() }], truncated_bytes: 0, error: null } });
+    }
     if (c.code === "yield" && message.id === "w1") {
       send(socket, { kind: "host_request", id: "w2", execution_id: c.id, request: { method: "local.send", text: "after" } });
     }

@@ -65,6 +65,7 @@ __all__ = [
     "parse_hook_input",
     "parse_hook_result",
     "parse_host_request",
+    "parse_reply_value",
     "utf8_length",
 ]
 
@@ -727,6 +728,48 @@ def parse_envelope(
 def parse_host_request(value: Any) -> dict:
     """Validate one host request object (``{"method": ..., ...}``)."""
     return _host_request(value, ())
+
+
+# -- reply values (C11) ------------------------------------------------------------------------
+
+_CURRENT_SOURCE = _strict(
+    ("target", _identifier),
+    ("candidate_id", _identifier),
+    ("digest", _digest),
+    ("text", _string),
+    ("adopted_at_ms", _integer(0)),
+    ("execution_id", _identifier),
+    ("operation_id", _identifier),
+)
+_REPLY_VALUES = {
+    "maintenance.originate": _strict(("work_item_id", _identifier), ("status", _picklist("open"))),
+    "maintenance.assess": _strict(
+        ("work_item_id", _identifier), ("status", _picklist("open", "closed")), ("outcome", _picklist(*WORK_ITEM_OUTCOMES))
+    ),
+    "orientation.stage": _strict(
+        ("candidate_id", _identifier),
+        ("digest", _digest),
+        ("target", _identifier),
+        ("scope", _scope),
+        ("status", _picklist("staged", "adopted")),
+    ),
+    "orientation.current": _strict(("scope", _scope), ("sources", _array(_CURRENT_SOURCE))),
+    "orientation.adopt": _strict(
+        ("candidate_id", _identifier),
+        ("target", _identifier),
+        ("digest", _digest),
+        ("scope", _scope),
+        ("status", _picklist("adopted")),
+        ("header_digest", _nullable(_digest)),
+    ),
+}
+
+
+def parse_reply_value(method: str, value: Any) -> dict:
+    """Validate the ok value of a reply to ``method`` (the C11 shapes); ValueError for another method."""
+    if method not in _REPLY_VALUES:
+        raise ValueError(f"no reply shape is pinned for {method!r}")
+    return _REPLY_VALUES[method](value, ())
 
 
 def _slot_io(slot: str) -> tuple[Validator, Validator]:

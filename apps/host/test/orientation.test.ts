@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
+import { parseReplyValue, type ReplyMethod } from "@klbr/envelope";
 import { renderObservation, type HeaderRevision } from "@klbr/header";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
@@ -51,13 +52,17 @@ async function codes(calls: string[], session = "root"): Promise<string[]> {
 }
 
 const lastRevision = (session: string) => headerChain(host.db, session).at(-1) as HeaderRevision;
-const py = (v: unknown) => JSON.stringify(v);
+/** A reply as the cell got it, checked against the shape both languages pin (fixtures/replies). */
+function shaped<T>(method: ReplyMethod, value: T): T {
+  expect(parseReplyValue(method, value)).toEqual(value);
+  return value;
+}
 
 describe("maintenance", () => {
   test("originate with evidence: an open item naming its execution and request; evidence.resolve finds it", async () => {
     const { event_id } = await host.postInput("the build broke");
     const reply = await json(`ok(await runtime.maintenance_originate('fix the build', 'it broke twice', ['event:${event_id}']))`);
-    expect(reply).toEqual({ work_item_id: expect.stringMatching(/^wi-/), status: "open" });
+    expect(shaped("maintenance.originate", reply)).toEqual({ work_item_id: expect.stringMatching(/^wi-/), status: "open" });
     const row = host.db.select().from(workItems).where(eq(workItems.id, reply.work_item_id)).get()!;
     expect(row).toMatchObject({ status: "open", purpose: "fix the build", reason: "it broke twice", evidenceRefs: [`event:${event_id}`], sessionId: "root" });
     expect(row.executionId).toMatch(/^ex-/);
@@ -93,7 +98,7 @@ describe("maintenance", () => {
   test("assess: deferred keeps it open, the other outcomes close it; closed is conflict, unknown not_found", async () => {
     const ids: string[] = await json("ok([(await runtime.maintenance_originate(f'p{i}', 'r', []))['work_item_id'] for i in range(3)])");
     const [a, b, c] = ids as [string, string, string];
-    expect(await json(`ok(await runtime.maintenance_assess('${a}', 'deferred'))`)).toEqual({ work_item_id: a, status: "open", outcome: "deferred" });
+    expect(shaped("maintenance.assess", await json(`ok(await runtime.maintenance_assess('${a}', 'deferred'))`))).toEqual({ work_item_id: a, status: "open", outcome: "deferred" });
     expect(await json(`ok(await runtime.maintenance_assess('${a}', 'changed'))`)).toEqual({ work_item_id: a, status: "closed", outcome: "changed" });
     expect(await json(`ok(await runtime.maintenance_assess('${b}', 'no-change'))`)).toEqual({ work_item_id: b, status: "closed", outcome: "no-change" });
     expect(await json(`ok(await runtime.maintenance_assess('${c}', 'abandoned'))`)).toEqual({ work_item_id: c, status: "closed", outcome: "abandoned" });
@@ -112,7 +117,7 @@ describe("maintenance", () => {
 describe("orientation", () => {
   test("stage, restage with the same text (same reply), another text (conflict); bad targets, scopes and sizes", async () => {
     const first = await json("ok(await runtime.orientation_stage('c-style', 'Prefer short answers.', 'style'))");
-    expect(first).toEqual({
+    expect(shaped("orientation.stage", first)).toEqual({
       candidate_id: "c-style",
       digest: createHash("sha256").update("Prefer short answers.").digest("hex"),
       target: "style",
@@ -156,7 +161,8 @@ describe("orientation", () => {
       ].join("\n"),
     );
     const [adopt, again, current, instructions, restage] = r;
-    expect(adopt).toEqual({
+    shaped("orientation.current", current);
+    expect(shaped("orientation.adopt", adopt)).toEqual({
       candidate_id: "c-style",
       target: "style",
       digest: expect.stringMatching(/^[0-9a-f]{64}$/),
@@ -228,7 +234,7 @@ describe("orientation", () => {
         "ok(await runtime.orientation_adopt('c-own-style', 'op-own-style'))",
       ].join("\n"),
     );
-    expect(adopt.scope).toEqual({ kind: "session", session_id: "root" });
+    expect(shaped("orientation.adopt", adopt).scope).toEqual({ kind: "session", session_id: "root" });
     const root = await json("ok(await runtime.instructions())");
     expect(root.digest).toBe(adopt.header_digest);
     const at = (s: string) => root.text.indexOf(s);

@@ -52,6 +52,7 @@ describe("public surface", () => {
         "OUTPUT_STREAMS",
         "OutputRecordSchema",
         "PROTOCOL_VERSION",
+        "REPLY_VALUE_SCHEMAS",
         "ScopeSchema",
         "ShutdownMessageSchema",
         "VersionSchema",
@@ -69,6 +70,7 @@ describe("public surface", () => {
         "parseHookInput",
         "parseHookResult",
         "parseHostRequest",
+        "parseReplyValue",
         "safeParseEnvelope",
         "utf8Length",
       ]

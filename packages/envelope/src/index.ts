@@ -1,7 +1,7 @@
 // @klbr/envelope: the public surface, listed by name. Nothing else is exported.
 
 // Parsing (the one entry point and its companions)
-export { parseEnvelope, safeParseEnvelope, parseHostRequest, parseHookInput, parseHookResult, parseHello, makeEnvelope } from "./parse.js";
+export { parseEnvelope, safeParseEnvelope, parseHostRequest, parseHookInput, parseHookResult, parseHello, makeEnvelope, parseReplyValue } from "./parse.js";
 export type { ExpectedIdentity } from "./envelope.js";
 
 // Errors
@@ -58,6 +58,7 @@ export {
   ShutdownMessageSchema,
 } from "./message.js";
 export { HostRequestSchema, ScopeSchema } from "./host-request.js";
+export { REPLY_VALUE_SCHEMAS, type ReplyMethod } from "./reply.js";
 export {
   HookSlotSchema,
   AttentionInputSchema,

@@ -22,6 +22,7 @@ import type {
   WorkerRole,
 } from "./types.js";
 import { toEnvelopeError } from "./issues.js";
+import { REPLY_VALUE_SCHEMAS, type ReplyMethod } from "./reply.js";
 import { variantOf } from "./rules.js";
 
 // A variant of one option, so a message of another kind is ENVELOPE_UNKNOWN_KIND.
@@ -81,6 +82,16 @@ export function safeParseEnvelope(
 /** Validate one host request object (`{"method": ..., ...}`). Throws {@link EnvelopeError}. */
 export function parseHostRequest(value: unknown): HostRequest {
   return run(HostRequestSchema, value);
+}
+
+/**
+ * Validate the ok value of a reply to `method` (the C11 maintenance and orientation shapes).
+ * Throws {@link EnvelopeError} (paths from the value); RangeError for a method without a pinned shape.
+ */
+export function parseReplyValue<M extends ReplyMethod>(method: M, value: unknown): v.InferOutput<(typeof REPLY_VALUE_SCHEMAS)[M]> {
+  const schema = (REPLY_VALUE_SCHEMAS as Record<string, v.GenericSchema>)[method];
+  if (!schema) throw new RangeError(`no reply shape is pinned for ${JSON.stringify(method)}`);
+  return run(schema, value) as never;
 }
 
 function slotSchemas(slot: HookSlot) {

@@ -42,6 +42,20 @@ export function noneAlive(pids: number[]): boolean {
   return pids.every((pid) => !isAlive(pid));
 }
 
+/**
+ * Poll until no process of `pids` is alive, up to `timeoutMs`: a SIGKILL sent by another process
+ * (an exit hook) is delivered asynchronously, and a loaded machine may not have scheduled the
+ * target to die yet when the sender returns.
+ */
+export async function noneAliveWithin(pids: number[], timeoutMs = 5000): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (!noneAlive(pids)) {
+    if (Date.now() > deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return true;
+}
+
 /** Whether a path exists. */
 export function exists(path: string): boolean {
   return existsSync(path);

@@ -55,8 +55,9 @@ export interface HostServices {
   /** Whether a session's workbench runs no cell and has none queued. */
   sessionIdle(sessionId: string): boolean;
   /**
-   * Close a session for good: no cell starts there again; its workbench stops after the cell it
-   * runs (drain) or at once (hard stop). Resolves false when the host stopped first.
+   * Close a session for good: no cell starts there again; its workbench stops after its current
+   * turn (when driven) and the cell it runs (drain), or at once (hard stop). Resolves false when
+   * the host stopped first.
    */
   closeSession(sessionId: string, drain: boolean): Promise<boolean>;
   /** In-cell waits on peer requests (peer.result with wait_ms). */

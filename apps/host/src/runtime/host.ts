@@ -409,14 +409,18 @@ export class Host implements HostServices {
   /** Whether a session's workbench runs no cell and has none queued. */
   sessionIdle(sessionId: string): boolean {
     const bench = this.workbenches.get(sessionId);
-    return !bench || bench.idle;
+    return (!bench || bench.idle) && !this.turns?.turnOf(sessionId);
   }
 
   /**
-   * Close a session for good: refused for new cells from now; its workbench shut down after the
-   * cell it runs (drain), or hard-stopped at once, the running cell with it.
+   * Close a session for good: refused for new cells from now; its workbench shut down after its
+   * current turn and the cell it runs (drain), or hard-stopped at once, the running cell with it.
    */
   async closeSession(sessionId: string, drain: boolean): Promise<boolean> {
+    // Driven by a model, a draining session finishes its current turn first (C13); new sends are
+    // refused meanwhile (the peer is `stopping`), so no new turn is asked for.
+    const turn = drain ? this.turns?.turnOf(sessionId) : null;
+    if (turn) await turn.catch(() => undefined);
     this.closedSessions.add(sessionId);
     const bench = this.workbenches.get(sessionId);
     if (bench) {

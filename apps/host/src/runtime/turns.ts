@@ -60,6 +60,11 @@ export class Turns {
     await Promise.allSettled([...this.sessions.values()].map((s) => s.current));
   }
 
+  /** The turn loop a session runs now, if any (a draining peer stops after it). */
+  turnOf(sessionId: string): Promise<void> | null {
+    return this.sessions.get(sessionId)?.current ?? null;
+  }
+
   /** Whether any session has a turn running. */
   get busy(): boolean {
     return [...this.sessions.values()].some((s) => s.busy);

@@ -73,7 +73,27 @@ function hintFor(code: string, e: Coded, ctx: FailureContext): { hint: string | 
     return { hint: `${path} ${what}: fix it, or choose another --data-dir / KLBR_DATA_DIR`, exit: EXIT.UNAVAILABLE };
   }
   if (code.startsWith("SOURCE_") || code.startsWith("MANIFEST_")) return { hint: null, exit: EXIT.DATA };
+  if (code.startsWith("REMOTE_")) return remoteHint(code, ctx);
   return { hint: null, exit: EXIT.SOFTWARE };
+}
+
+/** Remote targets: a bad targets.json is the operator's data; reaching a target is this machine's environment. */
+function remoteHint(code: string, ctx: FailureContext): { hint: string | null; exit: number } {
+  const file = `${ctx.dataDir ?? "<data>"}/targets.json`;
+  switch (code) {
+    case "REMOTE_TARGETS_INVALID":
+    case "REMOTE_TARGET_INVALID":
+    case "REMOTE_TARGET_EXISTS":
+      return { hint: `fix ${file}, or use \`klbr target add|remove\` (--replace overwrites)`, exit: EXIT.DATA };
+    case "REMOTE_TARGET_NOT_FOUND":
+      return { hint: "`klbr target list` shows the targets; `klbr target add` adds one", exit: EXIT.DATA };
+    case "REMOTE_HOST_KEY_MISMATCH":
+      return { hint: "the server's host key is not in the target's known_hosts: verify the key out of band, then fix that file", exit: EXIT.UNAVAILABLE };
+    case "REMOTE_AUTH_FAILED":
+      return { hint: "check the target's user and identity file, and the server's authorized_keys", exit: EXIT.UNAVAILABLE };
+    default:
+      return { hint: null, exit: EXIT.UNAVAILABLE };
+  }
 }
 
 /** The codes a user can act on; an error wrapping one (a reply error around a spawn failure) is reported as it. */

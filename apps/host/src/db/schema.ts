@@ -346,3 +346,64 @@ export const frontiers = sqliteTable(
   },
   (t) => [index("frontiers_session").on(t.sessionId, t.createdAtMs)],
 );
+
+/** Remote namespaces (C14): one per session and target while open; generations come and go under it. */
+export const remoteNamespaces = sqliteTable(
+  "remote_namespaces",
+  {
+    id: text("id").primaryKey(),
+    sessionId: text("session_id").notNull(),
+    target: text("target").notNull(),
+    status: text("status", { enum: ["open", "closed"] }).notNull(),
+    openedByExecutionId: text("opened_by_execution_id").notNull(),
+    openedAtMs: integer("opened_at_ms").notNull(),
+    /** The execution that closed it (remote.close), or `host` reasons. */
+    closedBy: text("closed_by"),
+    closedAtMs: integer("closed_at_ms"),
+  },
+  (t) => [index("remote_namespaces_session").on(t.sessionId, t.target, t.status)],
+);
+
+/** One remote worker generation: where it ran, what it cost to start, how it ended. */
+export const remoteGenerations = sqliteTable(
+  "remote_generations",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    namespaceId: text("namespace_id").notNull(),
+    generation: text("generation").notNull(),
+    target: text("target").notNull(),
+    remotePid: integer("remote_pid").notNull(),
+    /** The local ssh process the supervisor watches. */
+    localPid: integer("local_pid").notNull(),
+    runtimeDigest: text("runtime_digest").notNull(),
+    /** Whether the runtime was copied for this generation (cold) or found there (warm). */
+    runtimeCopied: integer("runtime_copied", { mode: "boolean" }).notNull(),
+    python: text("python").notNull(),
+    startedAtMs: integer("started_at_ms").notNull(),
+    endedAtMs: integer("ended_at_ms"),
+    /** The supervisor's exit reason (`shutdown`, `worker_exited`, `interrupt_escalated`, ...) or `host_restart`. */
+    endReason: text("end_reason"),
+  },
+  (t) => [uniqueIndex("remote_generations_identity").on(t.namespaceId, t.generation)],
+);
+
+/** remote.call operations, idempotent by (namespace, operation id); closed with the completion record sent. */
+export const remoteOperations = sqliteTable(
+  "remote_operations",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    namespaceId: text("namespace_id").notNull(),
+    generation: text("generation").notNull(),
+    operationId: text("operation_id").notNull(),
+    operation: text("operation").notNull(),
+    code: text("code").notNull(),
+    /** The local cell whose request made it. */
+    executionId: text("execution_id").notNull(),
+    status: text("status", { enum: ["running", "ok", "error", "interrupted", "failed"] }).notNull(),
+    completion: text("completion", { mode: "json" }),
+    endedBy: text("ended_by"),
+    startedAtMs: integer("started_at_ms").notNull(),
+    endedAtMs: integer("ended_at_ms"),
+  },
+  (t) => [uniqueIndex("remote_operations_identity").on(t.namespaceId, t.operationId), index("remote_operations_status").on(t.status)],
+);

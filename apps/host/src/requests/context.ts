@@ -1,6 +1,7 @@
 import type { SessionActor } from "@klbr/header";
 import type { HostDb } from "../db/open";
 import type { PeerSignals } from "../runtime/peer-signals";
+import type { RemoteService } from "../runtime/remote-service";
 import type { EventRow } from "../store/events";
 import type { WaitRow } from "../store/waits";
 import type { SandboxView } from "../sandbox/settings";
@@ -64,6 +65,8 @@ export interface HostServices {
   readonly peerSignals: PeerSignals;
   /** frontier.select (C12) for a session's live execution. */
   frontierSelect(sessionId: string, executionId: string): unknown;
+  /** Remote namespaces over ssh (C14). */
+  readonly remote: RemoteService;
 }
 
 /** Something subscribers (repl, log followers, a model driver) are told as it happens. */

@@ -9,6 +9,7 @@ import { localSend } from "./local";
 import { maintenanceAssess, maintenanceOriginate } from "./maintenance";
 import { orientationAdopt, orientationCurrent, orientationStage } from "./orientation";
 import { peerCancel, peerGet, peerList, peerOpen, peerResult, peerSend, peerStop, peerSubmitResult } from "./peer";
+import { remoteCall, remoteCancel, remoteClose, remoteEnsure } from "./remote";
 import { runtimeInspect, runtimeInstructions, runtimeWait } from "./runtime";
 import { skillsIndex, skillsLoad } from "./skills";
 import { workspaceInfo, workspaceRun } from "./workspace";
@@ -43,10 +44,14 @@ export const HANDLERS: Record<string, Handler> = {
   "peer.list": peerList,
   "peer.stop": peerStop,
   "frontier.select": frontierSelect,
+  "remote.ensure": remoteEnsure,
+  "remote.call": remoteCall,
+  "remote.cancel": remoteCancel,
+  "remote.close": remoteClose,
 };
 
 /** Families the spec names that this host does not build yet: answered, never faked. */
-export const UNSUPPORTED_PREFIXES = ["remote."];
+export const UNSUPPORTED_PREFIXES: string[] = [];
 
 /** The name a method is served and recorded under: an alias (`agents.open`, `peer.message`) becomes its canonical method. */
 export function canonicalName(method: string): string {

@@ -32,6 +32,7 @@ import { adoptedSources } from "./orientation-sources";
 import { PeerSignals } from "./peer-signals";
 import { recoverAfterCrash } from "./recovery";
 import { RequestLog } from "./request-log";
+import { RemoteNamespaces } from "./remote-service";
 import { SkillsService } from "./skills-service";
 import { Workbench } from "./workbench";
 import { DEFAULT_FRONTIER_SECTIONS, frontierBlock, type FrontierSectionProvider } from "./frontier-block";
@@ -110,6 +111,8 @@ export class Host implements HostServices {
   private readonly closedSessions = new Set<string>();
   /** In-cell waits on peer requests. */
   readonly peerSignals = new PeerSignals();
+  /** Remote namespaces over ssh (C14). */
+  readonly remote: RemoteNamespaces;
   /** The replacement of a dead hooks worker under way, shared by every caller that found it dead. */
   private hooksRestart: Promise<void> | null = null;
   private stopping = false;
@@ -153,6 +156,15 @@ export class Host implements HostServices {
     });
     this.headers = new InstructionHeaders(this.db, () => this.now(), (sessionId) => adoptedSources(this.db, sessionId));
     this.requestLog = new RequestLog(this.db, () => this.now());
+    this.remote = new RemoteNamespaces({
+      db: this.db,
+      dataDir: this.dataDir,
+      pythonDir: this.pythonDir,
+      now: () => this.now(),
+      newId: (prefix) => this.newId(prefix),
+      ...(options.interruptGraceMs !== undefined ? { interruptGraceMs: options.interruptGraceMs } : {}),
+      ...(options.sigintGraceMs !== undefined ? { sigintGraceMs: options.sigintGraceMs } : {}),
+    });
   }
 
   /** Start a host: migrate, recover, start the hooks worker and the root workbench (whose start indexes the skills). */
@@ -467,6 +479,7 @@ export class Host implements HostServices {
       open_work_items: openWorkItems(this.db).map(workItemView),
       orientation: adoptedScopes(this.db).map((scope) => ({ scope, sources: currentSources(this.db, scope) })),
       ...this.sessionsStatus(),
+      remote: this.remote.status(),
     };
   }
 
@@ -503,7 +516,7 @@ export class Host implements HostServices {
     for (const bench of this.workbenches.values()) if (bench.worker) workers.push(bench.worker);
     if (this.hooks.current) workers.push(this.hooks.current.worker);
     workers.push(...this.behaviour.strayWorkers());
-    await Promise.allSettled(workers.map((w) => w.shutdown()));
+    await Promise.allSettled([...workers.map((w) => w.shutdown()), this.remote.stop()]);
     // A turn still in a cell or a route call ends on its own now (workers gone, calls aborted) and writes nothing more.
     await this.turns?.settle();
     this.sqlite.close();

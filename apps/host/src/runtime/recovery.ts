@@ -3,6 +3,7 @@ import { finishExecution, runningExecutions } from "../store/executions";
 import { recordIncident } from "../store/incidents";
 import { closeUnansweredRequests } from "../store/requests";
 import { finishStop, stoppingPeers } from "../store/peers";
+import { recoverRemote } from "../store/remote";
 import { openWaits, supersedeOlderOpenWaits, wakeDueWaits, type WaitRow } from "../store/waits";
 
 /** What a start found left over from a host that did not stop cleanly. */
@@ -42,7 +43,10 @@ function recover(db: HostDb, nowMs: number): Recovery {
   const superseded = supersedeOlderOpenWaits(db, nowMs);
   // Their pending requests were cancelled when the stop was asked for, in that same transaction.
   const stopped = stoppingPeers(db).map((peer) => (finishStop(db, peer.id, "host_restart", nowMs), peer.id));
-  if (interrupted.length > 0 || woken.length > 0 || stopped.length > 0 || superseded.length > 0 || unanswered.length > 0) {
+  // Remote generations died with the host's ssh processes (their keepers kill the remote trees).
+  const remote = recoverRemote(db, nowMs);
+  const remoteCut = remote.generations + remote.operations > 0;
+  if (interrupted.length > 0 || woken.length > 0 || stopped.length > 0 || superseded.length > 0 || unanswered.length > 0 || remoteCut) {
     recordIncident(
       db,
       "host.recovered",
@@ -52,6 +56,7 @@ function recover(db: HostDb, nowMs: number): Recovery {
         ...(stopped.length > 0 ? { stopped_peers: stopped } : {}),
         ...(superseded.length > 0 ? { superseded_waits: superseded.map((w) => w.id) } : {}),
         ...(unanswered.length > 0 ? { unanswered_requests: unanswered } : {}),
+        ...(remoteCut ? { remote } : {}),
       },
       nowMs,
     );

@@ -26,6 +26,11 @@ export async function statusCommand(opts: CommonOptions & { json?: boolean }): P
       lines.push(`workbench  ${String(b.session_id)} ${String(b.generation)} pid ${String(b.pid)} ${String(b.state)}${b.running ? ` running ${String(b.running)}` : ""}`);
       if (b.stderr_tail) lines.push(`  stderr tail: ${JSON.stringify(String(b.stderr_tail).slice(-200))}`);
     }
+    for (const r of (status.remote as Array<Record<string, unknown>> | undefined) ?? []) {
+      const live = r.state === "dead" ? `dead (${String(r.ended)})` : `${String(r.state)} remote pid ${String(r.remote_pid)} ssh pid ${String(r.ssh_pid)}`;
+      const running = (r.running as string[]).length > 0 ? ` running ${(r.running as string[]).join(",")}` : "";
+      lines.push(`remote     ${String(r.namespace_id)} ${String(r.session_id)} ${String(r.target)} ${String(r.generation)} ${live}${running}`);
+    }
     lines.push(`skills     revision ${String(status.skills_revision)}`, `inputs     ${String(status.pending_inputs)} pending`);
     const items = (status.open_work_items ?? []) as Array<Record<string, unknown>>;
     lines.push(`work items ${items.length} open`);

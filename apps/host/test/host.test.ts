@@ -198,9 +198,9 @@ describe("inspection and instructions", () => {
     expect(resultOf(r)).toBe("('next_request', True, 'int')");
   });
 
-  test("methods not built answer unsupported with the method name", async () => {
-    const r = await cell("try:\n    await runtime.request('remote.close', namespace_id='n', namespace_generation='g')\nexcept Exception as e:\n    out = (e.code, 'remote.close' in str(e))\nout");
-    expect(resultOf(r)).toBe("('unsupported', True)");
+  test("every family is built: remote.close of a namespace that does not exist is scope_expired", async () => {
+    const r = await cell("try:\n    await runtime.request('remote.close', namespace_id='n', namespace_generation='g')\nexcept Exception as e:\n    out = (e.code, 'namespace' in str(e))\nout");
+    expect(resultOf(r)).toBe("('scope_expired', True)");
   });
 });
 

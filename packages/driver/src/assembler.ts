@@ -21,7 +21,10 @@ export class RequestAssembler {
   private readonly head: RequestBody;
   private readonly prefix: string;
   private readonly key: "messages" | "input";
-  private readonly parts: string[] = [];
+  /** Every part but the last, joined with commas (kept as it grows: no re-join per request). */
+  private before = "";
+  /** The last part (Anthropic marks it with a cache breakpoint in the body). */
+  private lastPart: string | null = null;
   private readonly objects: unknown[] = [];
   private readonly calls = new Set<string>();
   private last = 0;
@@ -58,17 +61,22 @@ export class RequestAssembler {
     }
   }
 
-  /** The body as it stands. */
+  /**
+   * The body as it stands. Its `object` shares the assembler's message list, so it describes this
+   * body only until the next `append`: send it (the client serializes it) before appending more.
+   */
   body(): AssembledBody {
-    if (this.route.api !== "anthropic" || this.objects.length === 0) {
-      return { text: `${this.prefix}${this.parts.join(",")}]}`, object: { ...this.head, [this.key]: this.objects.slice() } };
+    if (this.route.api !== "anthropic" || this.lastPart === null) {
+      const all = this.lastPart === null ? "" : this.before === "" ? this.lastPart : `${this.before},${this.lastPart}`;
+      // The object shares the assembler's list (no per-request copy): it is valid until the next append.
+      return { text: `${this.prefix}${all}]}`, object: { ...this.head, [this.key]: this.objects } };
     }
     // Anthropic caches at marked breakpoints: the last message carries one, the ones before do not.
     const lastObject = this.objects.at(-1) as { content: Array<Record<string, unknown>> };
     const blocks = lastObject.content.slice();
     blocks[blocks.length - 1] = { ...blocks.at(-1)!, cache_control: { type: "ephemeral" } };
     const marked = { ...lastObject, content: blocks };
-    const text = `${this.prefix}${[...this.parts.slice(0, -1), JSON.stringify(marked)].join(",")}]}`;
+    const text = `${this.prefix}${this.before === "" ? "" : `${this.before},`}${JSON.stringify(marked)}]}`;
     return { text, object: { ...this.head, [this.key]: [...this.objects.slice(0, -1), marked] } };
   }
 
@@ -76,7 +84,8 @@ export class RequestAssembler {
     const wire = this.route.api === "chat" ? chatMessages([message]) : this.route.api === "responses" ? responsesInput([message]) : anthropicMessages([message]);
     for (const item of wire) {
       this.objects.push(item);
-      this.parts.push(JSON.stringify(item));
+      if (this.lastPart !== null) this.before = this.before === "" ? this.lastPart : `${this.before},${this.lastPart}`;
+      this.lastPart = JSON.stringify(item);
     }
   }
 }

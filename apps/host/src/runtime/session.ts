@@ -1,3 +1,4 @@
+import { performance } from "node:perf_hooks";
 import {
   bodyDigest,
   callRoute,
@@ -21,7 +22,8 @@ import { events, waits } from "../db/schema";
 import type { Notification } from "../requests/context";
 import { markConsumed } from "../store/events";
 import { getExecution } from "../store/executions";
-import { installedFrontier, markInstalled, pendingFrontier, recordFrontier, type FrontierRow } from "../store/frontiers";
+import { markInstalled, recordFrontier } from "../store/frontiers";
+import { installedFrontierOf, pendingFrontierOf, pinOf, turnStatements, type FrontierFields } from "../store/turn-statements";
 import { appendHeaderRecord, headerChain, headerRecord, headerRows, latestPin } from "../store/headers";
 import { recordIncident } from "../store/incidents";
 import { failModelRequest, finishModelRequest, sessionModelRequests, startModelRequest } from "../store/model-requests";
@@ -82,6 +84,7 @@ export class SessionTurns {
   private assembler: RequestAssembler | null = null;
   private assemblerKey = "";
   private previousBody: string | null | undefined = undefined;
+  private adoptionMark = -1;
 
   constructor(
     private readonly host: TurnHost,
@@ -89,6 +92,15 @@ export class SessionTurns {
     private readonly route: () => Route | null,
     private readonly maxCells = MAX_CELLS_PER_TURN,
   ) {}
+
+  private get st() {
+    return turnStatements(this.host.sqlite);
+  }
+
+  private append(row: { kind: string; ref: string; requestId?: string | null; callId?: string | null; detail?: unknown; atMs: number }): number {
+    const detail = row.detail === undefined || row.detail === null ? null : JSON.stringify(row.detail);
+    return (this.st.appendTranscript.get({ sessionId: this.sessionId, kind: row.kind, ref: row.ref, requestId: row.requestId ?? null, callId: row.callId ?? null, detail, atMs: row.atMs }) as { seq: number }).seq;
+  }
 
   /** Whether a turn is running now. */
   get busy(): boolean {
@@ -126,7 +138,7 @@ export class SessionTurns {
   }
 
   private hasOpenWait(): boolean {
-    return this.host.db.select({ id: waits.id }).from(waits).where(and(eq(waits.sessionId, this.sessionId), eq(waits.state, "waiting"))).get() !== undefined;
+    return this.st.openWait.get(this.sessionId) !== undefined;
   }
 
   private async turn(): Promise<void> {
@@ -179,13 +191,15 @@ export class SessionTurns {
         if (!executionId) {
           executionId = this.host.newId("ex");
           // The record comes first: a restart finds the call taken and never runs it a second time.
-          appendTranscript(this.host.db, { sessionId: this.sessionId, kind: "cell", ref: executionId, requestId: pending.requestId, callId: call.call_id, atMs: this.host.now() });
+          this.append({ kind: "cell", ref: executionId, requestId: pending.requestId, callId: call.call_id, atMs: this.host.now() });
         }
         this.host.notify({ type: "model", phase: "cell", session_id: this.sessionId, execution_id: executionId, code: call.code, at_ms: this.host.now() });
+        const cellStarted = performance.now();
         const report = await this.host.execute(call.code, this.sessionId, { executionId });
+        const cellMs = performance.now() - cellStarted;
         if (report.status === "yielded") yielded = true;
         const result = cellResult(this.host.sqlite, executionId);
-        this.host.notify({ type: "model", phase: "result", session_id: this.sessionId, execution_id: executionId, status: report.status, text: result ? renderCellResult(result) : "", at_ms: this.host.now() });
+        this.host.notify({ type: "model", phase: "result", session_id: this.sessionId, execution_id: executionId, status: report.status, text: result ? renderCellResult(result) : "", cell_ms: cellMs, at_ms: this.host.now() });
       }
       if (yielded) {
         this.host.notify({ type: "model", phase: "turn_end", session_id: this.sessionId, turn_id: turnId, reason: "yielded", at_ms: this.host.now() });
@@ -211,19 +225,17 @@ export class SessionTurns {
   }
 
   private refuse(requestId: string, callId: string | null, reason: string): void {
-    appendTranscript(this.host.db, { sessionId: this.sessionId, kind: "refusal", ref: requestId, requestId, callId, detail: { reason }, atMs: this.host.now() });
+    this.append({ kind: "refusal", ref: requestId, requestId, callId, detail: { reason }, atMs: this.host.now() });
     this.host.notify({ type: "model", phase: "refusal", session_id: this.sessionId, request_id: requestId, call_id: callId, reason, at_ms: this.host.now() });
   }
 
   /** The newest reply of the transcript when some of its calls have no answer yet (a resumed turn). */
   private unansweredReply(route: Route): PendingReply | null {
-    const rows = this.host.sqlite
-      .prepare("SELECT * FROM transcript_records WHERE session_id = ? AND seq >= (SELECT max(seq) FROM transcript_records WHERE session_id = ? AND kind = 'reply') ORDER BY seq")
-      .all(this.sessionId, this.sessionId) as Array<Record<string, unknown>>;
+    const rows = this.st.lastReplyRows.all(this.sessionId, this.sessionId) as Array<Record<string, unknown>>;
     const replyIndex = 0;
     if (rows.length === 0) return null;
     const requestId = rows[replyIndex]!.ref as string;
-    const reply = JSON.parse((this.host.sqlite.prepare("SELECT reply FROM model_requests WHERE id = ?").get(requestId) as { reply: string }).reply) as ModelReply;
+    const reply = JSON.parse((this.st.reply.get(requestId) as { reply: string }).reply) as ModelReply;
     const answered = new Set<string | null>();
     const preassigned = new Map<string | null, string>();
     let yielded = false;
@@ -231,7 +243,7 @@ export class SessionTurns {
       if (row.request_id !== requestId) continue;
       const callId = (row.call_id as string | null) ?? null;
       if (row.kind === "cell") {
-        const execution = getExecution(this.host.db, row.ref as string);
+        const execution = this.st.executionStatus.get(row.ref as string) as { status: string } | undefined;
         if (!execution) {
           preassigned.set(callId, row.ref as string);
           continue;
@@ -247,31 +259,26 @@ export class SessionTurns {
 
   /** Take new inputs (consumed: the model reads them now) and header observations into the transcript. */
   private transcribe(pinId: number): void {
-    const { db, sqlite } = this.host;
-    db.transaction(
-      (tx) => {
-        const t = tx as unknown as HostDb;
-        const after = maxRef(sqlite, this.sessionId, "input");
-        const inputs = t.select().from(events).where(and(eq(events.sessionId, this.sessionId), eq(events.direction, "in"), gt(events.id, after))).orderBy(events.id).all();
-        const taken: number[] = [];
+    const { sqlite } = this.host;
+    const st = this.st;
+    sqlite
+      .transaction(() => {
+        const now = this.host.now();
+        const inputs = st.newInputs.all(this.sessionId, maxRef(sqlite, this.sessionId, "input")) as Array<{ id: number; attention: string | null; consumed_at_ms: number | null }>;
         for (const e of inputs) {
-          const effective = (e.attention as { effective?: { action?: string } } | null)?.effective?.action;
+          const effective = e.attention ? (JSON.parse(e.attention) as { effective?: { action?: string } }).effective?.action : undefined;
           if (effective === "ignore") continue;
-          appendTranscript(t, { sessionId: this.sessionId, kind: "input", ref: String(e.id), atMs: this.host.now() });
-          if (e.consumedAtMs === null) taken.push(e.id);
+          this.append({ kind: "input", ref: String(e.id), atMs: now });
+          if (e.consumed_at_ms === null) st.consume.run(now, e.id);
         }
-        markConsumed(t, taken, this.host.now());
         const seen = Math.max(maxRef(sqlite, this.sessionId, "observation"), pinId);
-        for (const h of headerRows(t, this.sessionId, seen)) {
-          if (h.type === "header_revision") appendTranscript(t, { sessionId: this.sessionId, kind: "observation", ref: String(h.id), atMs: this.host.now() });
-        }
-      },
-      { behavior: "immediate" },
-    );
+        for (const h of st.newRevisions.all(this.sessionId, seen) as Array<{ id: number }>) this.append({ kind: "observation", ref: String(h.id), atMs: now });
+      })
+      .immediate();
   }
 
   /** Install a frontier: pin the header anew (rule 3) and mark it installed. */
-  private install(frontier: FrontierRow): void {
+  private install(frontier: FrontierFields): void {
     const { db, sqlite } = this.host;
     const chain = headerChain(db, this.sessionId);
     const covered: string[] = [];
@@ -289,11 +296,11 @@ export class SessionTurns {
   }
 
   /** The assembler for the session's current pin and frontier, brought up to the end of the transcript. */
-  private assemble(route: Route): { assembler: RequestAssembler; pinId: number; frontier: FrontierRow | undefined } {
+  private assemble(route: Route): { assembler: RequestAssembler; pinId: number; frontier: FrontierFields | undefined } {
     const { db, sqlite } = this.host;
-    const pin = latestPin(db, this.sessionId);
+    const pin = pinOf(sqlite, this.sessionId);
     if (!pin) throw new Error(`session ${this.sessionId} has no header pin`);
-    const frontier = installedFrontier(db, this.sessionId);
+    const frontier = installedFrontierOf(sqlite, this.sessionId);
     const key = `${JSON.stringify(route)}|${pin.id}|${frontier?.id ?? ""}`;
     if (!this.assembler || this.assemblerKey !== key) {
       const ref: FrontierRef | null = frontier ? { frontier_id: frontier.id, covers_through: frontier.coversThrough, block: frontier.block, created_at_ms: frontier.createdAtMs } : null;
@@ -307,17 +314,23 @@ export class SessionTurns {
   /** Send one request; records the row before and the reply after. Null when the route failed (the turn ended). */
   private async request(route: Route, key: string | null, turnId: string): Promise<{ requestId: string; reply: ModelReply } | null> {
     const { db, sqlite } = this.host;
-    this.host.observeInstructions(this.sessionId);
-    const selected = pendingFrontier(db, this.sessionId);
+    // Another session's adoption is the only change between generations a header can see (C11):
+    // observed before the next request after one was recorded.
+    const mark = (this.st.adoptionMark.get() as { mark: number }).mark;
+    if (mark !== this.adoptionMark) {
+      this.host.observeInstructions(this.sessionId);
+      this.adoptionMark = mark;
+    }
+    const selected = pendingFrontierOf(sqlite, this.sessionId);
     if (selected) this.install(selected);
-    this.transcribe(latestPin(db, this.sessionId)?.id ?? 0);
+    this.transcribe(pinOf(sqlite, this.sessionId)?.id ?? 0);
     let { assembler, pinId, frontier } = this.assemble(route);
     let body = assembler.body();
     const bytes = Buffer.byteLength(body.text, "utf8");
     if (needsBudgetFold(bytes, route.context_tokens)) {
       const records = loadTranscript(sqlite, this.sessionId, frontier?.coversThrough ?? 0);
       const block = this.host.frontierBlock(this.sessionId, records.at(-1)?.seq ?? 0);
-      const through = planBudgetFold({ headerBytes: Buffer.byteLength(latestPin(db, this.sessionId)!.text), blockBytes: Buffer.byteLength(block), records, contextTokens: route.context_tokens });
+      const through = planBudgetFold({ headerBytes: Buffer.byteLength(pinOf(sqlite, this.sessionId)!.text), blockBytes: Buffer.byteLength(block), records, contextTokens: route.context_tokens });
       if (through !== null) {
         const row = recordFrontier(db, { id: this.host.newId("fr"), sessionId: this.sessionId, coversThrough: through, block: this.host.frontierBlock(this.sessionId, through), reason: "budget", executionId: null, createdAtMs: this.host.now() });
         this.install(row);
@@ -329,14 +342,14 @@ export class SessionTurns {
     const id = this.host.newId("mr");
     const digest = bodyDigest(body.text);
     const started = this.host.now();
-    startModelRequest(db, {
+    this.st.startRequest.run({
       id,
       sessionId: this.sessionId,
       turnId,
       route: route.name,
       api: route.api,
       model: route.model,
-      profile: route,
+      profile: JSON.stringify(route),
       headerRecordId: pinId,
       frontierId: frontier?.id ?? null,
       throughSeq: assembler.through,
@@ -347,22 +360,29 @@ export class SessionTurns {
     });
     this.previousBody = body.text;
     this.host.notify({ type: "model", phase: "request", session_id: this.sessionId, request_id: id, route: route.name, at_ms: started });
+    const routeStarted = performance.now();
+    // One controller per call, tied to the host's: the clients add listeners to the signal they get,
+    // and the host's lives as long as the host.
+    const call = new AbortController();
+    const abort = () => call.abort();
+    this.host.signal.addEventListener("abort", abort, { once: true });
     try {
       const result = await callRoute(route, body.object, {
         key,
-        signal: this.host.signal,
+        signal: call.signal,
         onDelta: (delta) => this.host.notify({ type: "model", phase: "delta", session_id: this.sessionId, request_id: id, kind: delta.kind, text: delta.text, at_ms: this.host.now() }),
       });
+      const routeMs = performance.now() - routeStarted;
       if (this.host.stopping) return null;
       if (result.sent !== null && bodyDigest(result.sent) !== digest) {
         recordIncident(db, "model.body_mismatch", { session_id: this.sessionId, request_id: id, recorded: digest, sent: bodyDigest(result.sent) }, this.host.now());
       }
       const ended = this.host.now();
-      db.transaction((tx) => {
-        finishModelRequest(tx as unknown as HostDb, id, { reply: result.reply, usage: result.usage, retries: result.retries, endedAtMs: ended });
-        appendTranscript(tx as unknown as HostDb, { sessionId: this.sessionId, kind: "reply", ref: id, atMs: ended });
-      });
-      this.host.notify({ type: "model", phase: "reply", session_id: this.sessionId, request_id: id, text: result.reply.text, calls: result.reply.calls.length, usage: result.usage, retries: result.retries, at_ms: ended });
+      sqlite.transaction(() => {
+        this.st.finishRequest.run({ id, reply: JSON.stringify(result.reply), usage: result.usage === null ? null : JSON.stringify(result.usage), retries: result.retries, endedAtMs: ended });
+        this.append({ kind: "reply", ref: id, atMs: ended });
+      })();
+      this.host.notify({ type: "model", phase: "reply", session_id: this.sessionId, request_id: id, text: result.reply.text, calls: result.reply.calls.length, usage: result.usage, retries: result.retries, route_ms: routeMs, at_ms: ended });
       return { requestId: id, reply: result.reply };
     } catch (error) {
       if (this.host.stopping) return null;
@@ -374,6 +394,8 @@ export class SessionTurns {
       this.host.notify({ type: "model", phase: "error", session_id: this.sessionId, request_id: id, code, message: e.message, at_ms: ended });
       if (this.endTurn("route_failed", id)) this.again = true;
       return null;
+    } finally {
+      this.host.signal.removeEventListener("abort", abort);
     }
   }
 

@@ -21,7 +21,7 @@ ESCAPEE = (
 
 def worker_pid(host: FakeHost) -> int:
     assert wait_for(lambda: KEEPER_PID_PREFIX in host.stdout())
-    match = re.search(re.escape(KEEPER_PID_PREFIX) + r"(\d+)\n", host.stdout())
+    match = re.search(re.escape(KEEPER_PID_PREFIX) + r"(\d+) python=3\.\d+\.\d+\n", host.stdout())
     assert match, host.stdout()
     return int(match.group(1))
 

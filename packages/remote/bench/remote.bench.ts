@@ -4,7 +4,7 @@ import { rmSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { startWorker, type Worker } from "@klbr/supervisor";
 import { startTestSshd } from "../../../test-support/sshd.js";
-import { collectRuntime, ensureRuntime, installScript, parseTarget, sshRun, startRemoteWorker, type Target } from "../src/index.js";
+import { collectRuntime, ensureRuntime, installScript, openRemoteWorker, parseTarget, sshRun, startRemoteWorker, type Target } from "../src/index.js";
 
 const PYTHON_DIR = fileURLToPath(new URL("../../../python", import.meta.url));
 const now = () => performance.now();
@@ -46,8 +46,7 @@ try {
   for (let i = 0; i < 5; i++) {
     for (const [t, into] of [[target(), cold], [warmTarget, warm]] as const) {
       const start = now();
-      const runtime = await ensureRuntime(t, bundle, script);
-      const remote = await startRemoteWorker({ target: t, runtime, sessionId: "bench", generation: `g-${++seq}` });
+      const { remote } = await openRemoteWorker({ target: t, bundle, script, sessionId: "bench", generation: `g-${++seq}` });
       into.push(now() - start);
       await remote.worker.shutdown();
     }
@@ -76,8 +75,8 @@ try {
   line("ssh host true", floor);
   line("remote 1+1 (execute through the forward)", median(remoteRt), ["local 1+1", median(localRt)]);
   line("remote 1+1 minus local 1+1", median(remoteRt) - median(localRt), ["ssh host true", floor]);
-  line("ensure cold (copy + start)", median(cold), ["ssh host true", floor]);
-  line("ensure warm (check + start)", median(warm), ["ssh host true", floor]);
+  line("ensure cold (refused, copy, start)", median(cold), ["ssh host true", floor]);
+  line("ensure warm (start)", median(warm), ["ssh host true", floor]);
   line("ensure cold - warm (the copy)", median(cold) - median(warm), ["ssh host true", floor]);
 } finally {
   await sshd.stop();

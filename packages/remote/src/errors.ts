@@ -12,6 +12,7 @@ export type RemoteErrorCode =
   | "REMOTE_PYTHON_TOO_OLD"
   | "REMOTE_INSTALL_FAILED"
   | "REMOTE_RUNTIME_INVALID"
+  | "REMOTE_RUNTIME_ABSENT"
   | "REMOTE_START_FAILED";
 
 const BRAND = Symbol.for("@klbr/remote/error");

@@ -7,6 +7,7 @@ describe("public API", () => {
       [
         "KEEPER_PID_PREFIX",
         "MAX_WORKDIR_BYTES",
+        "RUNTIME_ABSENT",
         "RemoteError",
         "bundleDigest",
         "collectRuntime",
@@ -16,6 +17,7 @@ describe("public API", () => {
         "installScript",
         "isRemoteError",
         "keeperPid",
+        "openRemoteWorker",
         "parseTarget",
         "parseTargets",
         "probeTarget",
@@ -36,12 +38,13 @@ describe("public API", () => {
   });
 
   it("reads the keeper's pid line and builds the remote command with the runtime on PYTHONPATH", () => {
-    expect(api.keeperPid("noise\nklbr.keeper pid=4242\nmore")).toBe(4242);
-    expect(api.keeperPid("klbr.keeper pid=12")).toBeNull();
+    expect(api.keeperPid("noise\nklbr.keeper pid=4242 python=3.11.2\nmore")).toEqual({ pid: 4242, python: "3.11.2" });
+    expect(api.keeperPid("klbr.keeper pid=12 python=3.11.2")).toBeNull();
     const target = api.parseTarget({ name: "t", ssh: { host: "h", port: 22, known_hosts: "/kh" }, workdir: "/srv/my work" });
     const runtime = { digest: "d", dir: "/srv/my work/klbr-d", copied: false, python: "3.11.2" };
     expect(api.remoteWorkerCommand(target, runtime, ["python3", "-m", "klbr.worker", "--token-stdin"])).toBe(
-      "cd '/srv/my work' && exec env 'PYTHONPATH=/srv/my work/klbr-d' python3 -m klbr.worker --token-stdin",
+      "test -f '/srv/my work/klbr-d/.klbr-digest' || { echo 'klbr.remote: runtime absent' >&2; exit 97; }; " +
+        "cd '/srv/my work' && exec env 'PYTHONPATH=/srv/my work/klbr-d' python3 -m klbr.worker --token-stdin",
     );
   });
 

@@ -18,8 +18,8 @@ export { ensureRuntime, installScript } from "./install.js";
 export type { InstalledRuntime } from "./install.js";
 export { probeTarget } from "./probe.js";
 export type { ProbeResult } from "./probe.js";
-export { startRemoteWorker, remoteWorkerCommand, keeperPid, KEEPER_PID_PREFIX } from "./start.js";
-export type { RemoteWorker, RemoteWorkerOptions } from "./start.js";
+export { startRemoteWorker, openRemoteWorker, remoteWorkerCommand, keeperPid, KEEPER_PID_PREFIX, RUNTIME_ABSENT } from "./start.js";
+export type { OpenRemoteOptions, RemoteWorker, RemoteWorkerOptions } from "./start.js";
 
 // Errors
 export { RemoteError, isRemoteError } from "./errors.js";

@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { isSupervisorError, startWorker, type StartWorkerOptions, type Worker } from "@klbr/supervisor";
-import { RemoteError } from "./errors.js";
-import type { InstalledRuntime } from "./install.js";
+import type { RuntimeBundle } from "./bundle.js";
+import { isRemoteError, RemoteError } from "./errors.js";
+import { ensureRuntime, type InstalledRuntime } from "./install.js";
 import { shellJoin, shellQuote, sshArgv } from "./ssh-argv.js";
 import { sshFailure } from "./ssh-run.js";
 import type { Target } from "./targets.js";
@@ -13,7 +14,8 @@ export const KEEPER_PID_PREFIX = "klbr.keeper pid=";
 export interface RemoteWorkerOptions
   extends Pick<StartWorkerOptions, "interruptGraceMs" | "sigintGraceMs" | "shutdownGraceMs" | "handshakeTimeoutMs" | "onStrayHostRequest"> {
   target: Target;
-  runtime: InstalledRuntime;
+  /** The runtime the worker runs from: `dir` is `<workdir>/klbr-<digest>`. */
+  runtime: Pick<InstalledRuntime, "digest" | "dir">;
   sessionId: string;
   generation: string;
   /** The ssh program (default `ssh`). */
@@ -27,17 +29,30 @@ export interface RemoteWorker {
   remotePid: number;
   /** The worker's socket path on the target (the forward's far end). */
   remoteSocket: string;
+  /** The remote interpreter's version, as the keeper reported it. */
+  python: string;
 }
 
-/** The remote command line: the work directory, the runtime on PYTHONPATH, then the worker's argv. */
-export function remoteWorkerCommand(target: Target, runtime: InstalledRuntime, workerArgv: string[]): string {
-  return `cd ${shellQuote(target.workdir)} && exec env ${shellQuote(`PYTHONPATH=${runtime.dir}`)} ${shellJoin(workerArgv)}`;
+/** What the remote command writes on stderr, and exits 97 with, when the runtime is not installed there. */
+export const RUNTIME_ABSENT = "klbr.remote: runtime absent";
+
+/**
+ * The remote command line: refuse (exit 97, {@link RUNTIME_ABSENT}) unless the runtime's digest
+ * file is there, so a warm start needs no separate check; then the work directory, the runtime on
+ * PYTHONPATH, and the worker's argv.
+ */
+export function remoteWorkerCommand(target: Target, runtime: Pick<InstalledRuntime, "dir">, workerArgv: string[]): string {
+  const marker = shellQuote(`${runtime.dir}/.klbr-digest`);
+  return (
+    `test -f ${marker} || { echo ${shellQuote(RUNTIME_ABSENT)} >&2; exit 97; }; ` +
+    `cd ${shellQuote(target.workdir)} && exec env ${shellQuote(`PYTHONPATH=${runtime.dir}`)} ${shellJoin(workerArgv)}`
+  );
 }
 
-/** The keeper's pid line in a stdout tail, or null. */
-export function keeperPid(stdout: string): number | null {
-  const match = /(?:^|\n)klbr\.keeper pid=(\d+)\n/.exec(stdout);
-  return match ? Number(match[1]) : null;
+/** The keeper's first line in a stdout tail (`klbr.keeper pid=N python=V`), or null. */
+export function keeperPid(stdout: string): { pid: number; python: string } | null {
+  const match = /(?:^|\n)klbr\.keeper pid=(\d+) python=(\S+)\n/.exec(stdout);
+  return match ? { pid: Number(match[1]), python: match[2]! } : null;
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -73,6 +88,9 @@ export async function startRemoteWorker(opts: RemoteWorkerOptions): Promise<Remo
     });
   } catch (error) {
     const stderr = isSupervisorError(error) ? (error.tails?.stderr ?? "") : "";
+    if (stderr.includes(RUNTIME_ABSENT)) {
+      throw new RemoteError("REMOTE_RUNTIME_ABSENT", `target ${JSON.stringify(target.name)}: no runtime at ${runtime.dir}`, { cause: error });
+    }
     const ssh = stderr ? sshFailure(target, undefined, stderr) : null;
     if (ssh && ssh.code !== "REMOTE_CONNECT_FAILED") throw ssh;
     const code = isSupervisorError(error) ? error.code : "unknown";
@@ -80,14 +98,43 @@ export async function startRemoteWorker(opts: RemoteWorkerOptions): Promise<Remo
   }
   // The keeper writes the pid before it starts the worker, so the line is normally here already;
   // the two ssh channels are not ordered with each other, hence the bounded wait.
-  let remotePid = keeperPid(worker.stdoutTail);
-  for (let waited = 0; remotePid === null && waited < 10_000 && worker.state !== "dead"; waited += 5) {
+  let keeper = keeperPid(worker.stdoutTail);
+  for (let waited = 0; keeper === null && waited < 10_000 && worker.state !== "dead"; waited += 5) {
     await sleep(5);
-    remotePid = keeperPid(worker.stdoutTail);
+    keeper = keeperPid(worker.stdoutTail);
   }
-  if (remotePid === null) {
+  if (keeper === null) {
     await worker.hardStop("remote_pid_unknown");
     throw new RemoteError("REMOTE_START_FAILED", `target ${JSON.stringify(target.name)}: the keeper never reported the worker's pid`);
   }
-  return { worker, remotePid, remoteSocket };
+  return { worker, remotePid: keeper.pid, remoteSocket, python: keeper.python };
+}
+
+/** Options of {@link openRemoteWorker}: those of {@link startRemoteWorker}, with the bundle instead of an installed runtime. */
+export interface OpenRemoteOptions extends Omit<RemoteWorkerOptions, "runtime"> {
+  bundle: RuntimeBundle;
+  /** The install script's text (`installScript(pythonDir)`). */
+  script: string;
+}
+
+/**
+ * Start a worker on the target, installing the runtime first only when it is absent there. Warm,
+ * this is one ssh connection: the worker's command checks the runtime's digest file itself. Cold
+ * (the command answers {@link RUNTIME_ABSENT}, or the work directory is missing so the socket
+ * forward fails), the install runs, then the start again.
+ */
+export async function openRemoteWorker(opts: OpenRemoteOptions): Promise<{ remote: RemoteWorker; runtime: InstalledRuntime }> {
+  const { bundle, script, ...rest } = opts;
+  const dir = `${opts.target.workdir}/klbr-${bundle.digest}`;
+  try {
+    const remote = await startRemoteWorker({ ...rest, runtime: { digest: bundle.digest, dir } });
+    return { remote, runtime: { digest: bundle.digest, dir, copied: false, python: remote.python } };
+  } catch (error) {
+    // A work directory that does not exist yet fails the socket forward before the command runs:
+    // the install creates it, and a forward the server really refuses fails the second start too.
+    if (!isRemoteError(error) || (error.code !== "REMOTE_RUNTIME_ABSENT" && error.code !== "REMOTE_FORWARD_REFUSED")) throw error;
+  }
+  const runtime = await ensureRuntime(opts.target, bundle, script);
+  const remote = await startRemoteWorker({ ...rest, runtime });
+  return { remote, runtime };
 }

@@ -1,4 +1,4 @@
-import { rmSync } from "node:fs";
+import { mkdirSync, rmSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { isLive, startTestSshd } from "../../../test-support/sshd.js";
@@ -7,6 +7,7 @@ import {
   ensureRuntime,
   installScript,
   isRemoteError,
+  openRemoteWorker,
   parseTarget,
   probeTarget,
   startRemoteWorker,
@@ -83,6 +84,31 @@ describe.skipIf(!sshd)("remote workers over a real sshd on loopback", () => {
     const warm = await ensureRuntime(t, bundle, script);
     expect(warm.copied).toBe(false);
     rmSync(t.workdir, { recursive: true, force: true });
+  });
+
+  it("opens a worker cold (the runtime installed on the way) and warm (one connection, nothing copied)", async () => {
+    const t = target();
+    const cold = await openRemoteWorker({ target: t, bundle, script, sessionId: "root", generation: "g-cold" });
+    started.push(cold.remote);
+    expect(cold.runtime).toMatchObject({ digest: bundle.digest, copied: true });
+    expect(cold.runtime.python).toMatch(/^3\.\d+\.\d+$/);
+    expect(cold.remote.python).toBe(cold.runtime.python);
+    await cold.remote.worker.shutdown();
+    const warm = await openRemoteWorker({ target: t, bundle, script, sessionId: "root", generation: "g-warm" });
+    started.push(warm.remote);
+    expect(warm.runtime).toMatchObject({ digest: bundle.digest, copied: false, python: cold.runtime.python });
+    expect(await warm.remote.worker.execute("6 * 7")).toMatchObject({ status: "ok", output: [{ text: "42" }] });
+    await warm.remote.worker.shutdown();
+    await nothingLeft(warm.remote);
+  });
+
+  it("startRemoteWorker without the runtime there is REMOTE_RUNTIME_ABSENT, leaving nothing", async () => {
+    const t = target();
+    // The work directory exists (else the socket forward fails first), the runtime does not.
+    mkdirSync(t.workdir, { recursive: true });
+    const dir = `${t.workdir}/klbr-${bundle.digest}`;
+    expect(await codeOf(startRemoteWorker({ target: t, runtime: { digest: bundle.digest, dir }, sessionId: "root", generation: "g-x" }))).toBe("REMOTE_RUNTIME_ABSENT");
+    expect(await until(() => sshd!.descendants().length === 0)).toBe(true);
   });
 
   it("runs cells with state kept, interrupts a busy loop, and closes leaving nothing", async () => {

@@ -14,8 +14,8 @@ Its stdin stays the control channel, one line per command:
 
 When the worker exits on its own (``shutdown``, EOF on its socket, ``kill -9`` from anyone), the
 keeper kills what is left of the tree and exits with the worker's status, which ends the SSH
-session. The first line it writes on stdout is ``klbr.keeper pid=<worker pid>``; the host reads
-the remote pid there. On exit it removes the socket path it was given (the SSH server's
+session. The first line it writes on stdout is ``klbr.keeper pid=<worker pid> python=<version>``;
+the host reads the remote pid and the interpreter's version there. On exit it removes the socket path it was given (the SSH server's
 listener, which nothing else removes).
 """
 
@@ -92,7 +92,8 @@ def keep(argv: Sequence[str], token_env: str) -> int:
     env[token_env] = token
     worker = subprocess.Popen(_worker_argv(argv), env=env, stdin=subprocess.DEVNULL, start_new_session=True)
     del env
-    sys.stdout.write(f"{KEEPER_PID_PREFIX}{worker.pid}\n")
+    version = ".".join(str(n) for n in sys.version_info[:3])
+    sys.stdout.write(f"{KEEPER_PID_PREFIX}{worker.pid} python={version}\n")
     sys.stdout.flush()
     code: int | None = None
     pending = b""

@@ -1,13 +1,4 @@
-import {
-  collectRuntime,
-  ensureRuntime,
-  findTarget,
-  installScript,
-  isRemoteError,
-  readTargets,
-  startRemoteWorker,
-  type RemoteWorker,
-} from "@klbr/remote";
+import { collectRuntime, findTarget, installScript, isRemoteError, openRemoteWorker, readTargets, type InstalledRuntime, type RemoteWorker } from "@klbr/remote";
 import type { CellCompletion } from "@klbr/supervisor";
 import type { HostDb } from "../db/open";
 import type { LiveExecution } from "../requests/context";
@@ -157,22 +148,23 @@ export class RemoteNamespaces implements RemoteService {
     if (existing && running && running.remote.worker.state !== "dead") return this.#reply(running);
     if (this.#stopping) throw new ReplyError("unavailable", "the host is stopping");
     let remote: RemoteWorker;
-    let runtime;
+    let runtime: InstalledRuntime;
     const namespaceId = existing?.id ?? this.#deps.newId("rns");
     const previous = existing ? latestGeneration(db, existing.id) : undefined;
     const generation = `g-${(previous ? Number(previous.generation.replace(/^g-/, "")) || 0 : 0) + 1}`;
     let target;
     try {
       target = findTarget(readTargets(this.#deps.dataDir), targetName);
-      runtime = await ensureRuntime(target, collectRuntime(this.#deps.pythonDir), installScript(this.#deps.pythonDir));
-      remote = await startRemoteWorker({
+      // Warm (the runtime's digest is there): one ssh connection; cold: the copy first, then the start.
+      ({ remote, runtime } = await openRemoteWorker({
         target,
-        runtime,
+        bundle: collectRuntime(this.#deps.pythonDir),
+        script: installScript(this.#deps.pythonDir),
         sessionId: namespaceId,
         generation,
         ...(this.#deps.interruptGraceMs !== undefined ? { interruptGraceMs: this.#deps.interruptGraceMs } : {}),
         ...(this.#deps.sigintGraceMs !== undefined ? { sigintGraceMs: this.#deps.sigintGraceMs } : {}),
-      });
+      }));
     } catch (error) {
       throw replyFor(error);
     }

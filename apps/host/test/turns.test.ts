@@ -75,16 +75,22 @@ describe("model turns (C10)", () => {
     await say(host, "wait for me");
     expect(host.db.select().from(waits).all().at(-1)).toMatchObject({ reason: "until the operator says go", state: "waiting" });
 
-    server.push({ text: "Folding.", calls: [{ code: "f = await runtime.frontier_select()\nf['installs']" }] }, { text: "Folded; x is still here." });
+    server.push(
+      { text: "Noting work.", calls: [{ code: "w = await runtime.maintenance_originate('tidy the logs', 'they grew past a gigabyte')\nw['status']" }, { code: "c = await runtime.orientation_stage('c1', 'Be brief.\\n', 'style')\nc['status']" }] },
+      { text: "Folding.", calls: [{ code: "f = await runtime.frontier_select()\nf['installs']" }] },
+      { text: "Folded; x is still here." },
+    );
     await say(host, "go");
     const [frontier] = host.db.select().from(frontiers).all();
     expect(frontier).toMatchObject({ reason: "selected", installedAtMs: expect.any(Number) });
-    expect(frontier!.block).toContain("## last cell\n```python\nx = 41");
+    // The block (C12): what is still open, in the spec's order, then the last cell the fold covers and its result.
+    expect(frontier!.block).toMatch(/## pending inputs\n\(none\)\n## open work items\nwork item \S+: tidy the logs \(reason: they grew past a gigabyte\)\n## staged candidates\ncandidate c1 for style \(global, digest [0-9a-f]{12}\): Be brief\.\n## open peer requests\n\(none\)\n## open waits\n\(none\)\n## last cell\n```python\nc = await runtime\.orientation_stage/);
+    expect(frontier!.block).toMatch(/\n'staged'\n$/);
     const pins = host.db.select().from(headerRecords).where(eq(headerRecords.type, "header_pin")).all().filter((p) => p.sessionId === "root");
     expect(pins.map((p) => (p.record as { reason: string }).reason)).toEqual(["session_start", "fold"]);
 
     const all = expectReassembles(host);
-    expect(all).toHaveLength(5);
+    expect(all).toHaveLength(6);
     expect(all.every((r) => r.status === "ok")).toBe(true);
     // What the server received is what the rows say was sent, and the shared-prefix figure is the server's.
     all.forEach((row, i) => {
@@ -94,16 +100,35 @@ describe("model turns (C10)", () => {
     });
     // No fold between requests 1..4: each one's messages are a byte-prefix of the next one's.
     const msgs = server.requests.map((r) => serializeMessages(bodyMessages(r.json!)));
-    for (let i = 0; i < 3; i++) expect(msgs[i + 1]!.startsWith(msgs[i]!)).toBe(true);
+    for (let i = 0; i < 4; i++) expect(msgs[i + 1]!.startsWith(msgs[i]!)).toBe(true);
     // After the fold: the new pin, then the frontier block, then the selecting cell's result.
-    const fifth = server.requests[4]!.json!.messages as Array<{ role: string; content: string }>;
-    expect(fifth[1]!.content).toMatch(/^\[[^\]]+ · frontier\]\nThis transcript was folded/);
-    expect(fifth[2]).toMatchObject({ role: "user", content: expect.stringContaining("'next_request'") });
-    expect(msgs[4]!.startsWith(msgs[3]!)).toBe(false);
+    const sixth = server.requests[5]!.json!.messages as Array<{ role: string; content: string }>;
+    expect(sixth[1]!.content).toMatch(/^\[[^\]]+ · frontier\]\nThis transcript was folded/);
+    expect(sixth[2]).toMatchObject({ role: "user", content: expect.stringContaining("'next_request'") });
+    expect(msgs[5]!.startsWith(msgs[4]!)).toBe(false);
     // klbr log shows each request with its usage as reported.
     const logged = readLog(host.sqlite).filter((e) => e.kind === "model.request");
-    expect(logged).toHaveLength(5);
+    expect(logged).toHaveLength(6);
     expect(logged[1]).toMatchObject({ status: "ok", route: "scripted", usage: { cached_prompt_tokens: expect.any(Number) }, shared_prefix_bytes: all[1]!.sharedPrefixBytes });
+  });
+
+  test.each(["responses", "anthropic"] as const)("a session over a %s route: tool calls, results and re-assembly byte for byte", async (api) => {
+    server = await startScriptedServer();
+    const { host } = await drivenHost({ api, base_url: api === "anthropic" ? server.url : `${server.url}/v1` });
+    server.push({ text: "Two cells.", calls: [{ code: "a = 20" }, { code: "a * 2 + 2" }] }, { text: "It is 42." });
+    await say(host, "compute something");
+    const all = expectReassembles(host);
+    expect(all.map((r) => [r.api, r.status])).toEqual([[api, "ok"], [api, "ok"]]);
+    all.forEach((row, i) => expect(sha(server!.requests[i]!.body)).toBe(row.bodyDigest));
+    expect(all[1]!.usage).toMatchObject({ shape: api === "anthropic" ? "anthropic" : "openai_responses", cached_prompt_tokens: expect.any(Number) });
+    const second = server.requests[1]!.json!;
+    const results =
+      api === "anthropic"
+        ? (second.messages as Array<{ content: Array<{ type: string; content?: string }> }>).flatMap((m) => m.content).filter((b) => b.type === "tool_result").map((b) => b.content!)
+        : (second.input as Array<{ type?: string; output?: string }>).filter((i) => i.type === "function_call_output").map((i) => i.output!);
+    expect(results).toHaveLength(2);
+    expect(results[1]).toMatch(/ran [^\]]+\]\n42\n$/);
+    expect(host.db.select().from(waits).all().at(-1)).toMatchObject({ reason: "model_ended_turn" });
   });
 
   test("429 and 5xx are retried by the client and counted on the row", async () => {

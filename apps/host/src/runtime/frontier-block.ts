@@ -1,10 +1,15 @@
 import { composeFrontierBlock, renderCellResult, type FrontierSection } from "@klbr/driver";
 import { frameInput, stampOrUnknown } from "@klbr/transcript";
 import type Database from "better-sqlite3";
+import type { HostDb } from "../db/open";
+import { stagedCandidates } from "../store/orientation";
+import { openPeerRequests } from "../store/peer-requests";
 import { cellResult, loadTranscript } from "../store/transcript";
+import { openWorkItems } from "../store/work-items";
 
 /** What a section provider reads: the log, the session, and the last record the fold covers. */
 export interface FrontierContext {
+  db: HostDb;
   sqlite: Database.Database;
   sessionId: string;
   coversThrough: number;
@@ -25,6 +30,34 @@ export const pendingInputsSection: FrontierSectionProvider = ({ sqlite, sessionI
   return { title: "pending inputs", lines };
 };
 
+/** The session's open maintenance work items (C11). */
+export const openWorkItemsSection: FrontierSectionProvider = ({ db, sessionId }) => ({
+  title: "open work items",
+  lines: openWorkItems(db, sessionId).map((w) => `work item ${w.id}: ${w.purpose} (reason: ${w.reason}${w.evidenceRefs.length ? `; evidence: ${w.evidenceRefs.join(", ")}` : ""})`),
+});
+
+/** Orientation candidates staged for the session's scope and not adopted (C11). */
+export const stagedCandidatesSection: FrontierSectionProvider = ({ db, sessionId }) => ({
+  title: "staged candidates",
+  lines: stagedCandidates(db, sessionId).map((c) => {
+    const scope = c.scopeKind === "global" ? "global" : `session ${String(c.scopeSessionId)}`;
+    const first = c.text.split("\n", 1)[0] ?? "";
+    return `candidate ${c.id} for ${c.target} (${scope}, digest ${c.digest.slice(0, 12)}): ${first.length > 200 ? `${first.slice(0, 200)}...` : first}`;
+  }),
+});
+
+/** Peer requests still pending in both directions (C13). */
+export const openPeerRequestsSection: FrontierSectionProvider = ({ db, sessionId }) => {
+  const { outgoing, incoming } = openPeerRequests(db, sessionId);
+  return {
+    title: "open peer requests",
+    lines: [
+      ...outgoing.map((r) => `sent ${r.request_id} to ${r.to_session} (peer ${r.peer_id}), awaiting its result: ${r.content}`),
+      ...incoming.map((r) => `asked ${r.request_id} by ${r.from_session}, not answered yet (peer.submit_result): ${r.content}`),
+    ],
+  };
+};
+
 /** The session's open waits. */
 export const openWaitsSection: FrontierSectionProvider = ({ sqlite, sessionId }) => {
   const rows = sqlite.prepare("SELECT id, reason, deadline_ms FROM waits WHERE session_id = ? AND state = 'waiting' ORDER BY created_at_ms, id").all(sessionId) as Array<{ id: string; reason: string; deadline_ms: number | null }>;
@@ -40,8 +73,15 @@ export const lastCellSection: FrontierSectionProvider = ({ sqlite, sessionId, co
   return { title: "last cell", lines: [`\`\`\`python\n${code}${code.endsWith("\n") ? "" : "\n"}\`\`\``, result ? renderCellResult(result) : "(no result recorded)"] };
 };
 
-/** The sections every host writes, in this order; registered ones follow. */
-export const DEFAULT_FRONTIER_SECTIONS: readonly FrontierSectionProvider[] = [pendingInputsSection, openWaitsSection, lastCellSection];
+/** The sections every host writes, in the order C12 lists them; registered ones follow. */
+export const DEFAULT_FRONTIER_SECTIONS: readonly FrontierSectionProvider[] = [
+  pendingInputsSection,
+  openWorkItemsSection,
+  stagedCandidatesSection,
+  openPeerRequestsSection,
+  openWaitsSection,
+  lastCellSection,
+];
 
 /** The block for a fold through `coversThrough`. */
 export function frontierBlock(providers: readonly FrontierSectionProvider[], ctx: FrontierContext): string {

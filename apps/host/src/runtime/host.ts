@@ -537,7 +537,7 @@ export class Host implements HostServices {
 
   /** The frontier block for a fold of a session through `coversThrough` (C12). */
   frontierBlock(sessionId: string, coversThrough: number): string {
-    return frontierBlock(this.frontierSections, { sqlite: this.sqlite, sessionId, coversThrough });
+    return frontierBlock(this.frontierSections, { db: this.db, sqlite: this.sqlite, sessionId, coversThrough });
   }
 
   /** frontier.select (C12): a frontier through the transcript's last record, installed by the next request. */

@@ -84,7 +84,7 @@ describe("model turns (C10)", () => {
     const [frontier] = host.db.select().from(frontiers).all();
     expect(frontier).toMatchObject({ reason: "selected", installedAtMs: expect.any(Number) });
     // The block (C12): what is still open, in the spec's order, then the last cell the fold covers and its result.
-    expect(frontier!.block).toMatch(/## pending inputs\n\(none\)\n## open work items\nwork item \S+: tidy the logs \(reason: they grew past a gigabyte\)\n## staged candidates\ncandidate c1 for style \(global, digest [0-9a-f]{12}\): Be brief\.\n## open peer requests\n\(none\)\n## open waits\n\(none\)\n## last cell\n```python\nc = await runtime\.orientation_stage/);
+    expect(frontier!.block).toMatch(/## pending inputs\n\(none\)\n## open work items\nwork item \S+: tidy the logs \(reason: they grew past a gigabyte\)\n## staged candidates\ncandidate c1 for style \(global, digest [0-9a-f]{12}\): Be brief\.\n## open waits\n\(none\)\n## last cell\n```python\nc = await runtime\.orientation_stage/);
     expect(frontier!.block).toMatch(/\n'staged'\n$/);
     const pins = host.db.select().from(headerRecords).where(eq(headerRecords.type, "header_pin")).all().filter((p) => p.sessionId === "root");
     expect(pins.map((p) => (p.record as { reason: string }).reason)).toEqual(["session_start", "fold"]);
@@ -129,6 +129,18 @@ describe("model turns (C10)", () => {
     expect(results).toHaveLength(2);
     expect(results[1]).toMatch(/ran [^\]]+\]\n42\n$/);
     expect(host.db.select().from(waits).all().at(-1)).toMatchObject({ reason: "model_ended_turn" });
+  });
+
+  test("an input attention.plan ignores starts no turn and never reaches the model; the next operator input does", async () => {
+    server = await startScriptedServer();
+    const { host } = await drivenHost();
+    await host.postInput("ambient chatter", { source: "discord.ambient" });
+    await host.turns!.idle();
+    expect(server.requests).toHaveLength(0);
+    server.push({ text: "hello" });
+    await say(host, "hi");
+    expect(server.requests).toHaveLength(1);
+    expect(server.requests[0]!.body).not.toContain("ambient chatter");
   });
 
   test("429 and 5xx are retried by the client and counted on the row", async () => {

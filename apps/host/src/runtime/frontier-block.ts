@@ -3,7 +3,6 @@ import { frameInput, stampOrUnknown } from "@klbr/transcript";
 import type Database from "better-sqlite3";
 import type { HostDb } from "../db/open";
 import { stagedCandidates } from "../store/orientation";
-import { openPeerRequests } from "../store/peer-requests";
 import { cellResult, loadTranscript } from "../store/transcript";
 import { openWorkItems } from "../store/work-items";
 
@@ -46,18 +45,6 @@ export const stagedCandidatesSection: FrontierSectionProvider = ({ db, sessionId
   }),
 });
 
-/** Peer requests still pending in both directions (C13). */
-export const openPeerRequestsSection: FrontierSectionProvider = ({ db, sessionId }) => {
-  const { outgoing, incoming } = openPeerRequests(db, sessionId);
-  return {
-    title: "open peer requests",
-    lines: [
-      ...outgoing.map((r) => `sent ${r.request_id} to ${r.to_session} (peer ${r.peer_id}), awaiting its result: ${r.content}`),
-      ...incoming.map((r) => `asked ${r.request_id} by ${r.from_session}, not answered yet (peer.submit_result): ${r.content}`),
-    ],
-  };
-};
-
 /** The session's open waits. */
 export const openWaitsSection: FrontierSectionProvider = ({ sqlite, sessionId }) => {
   const rows = sqlite.prepare("SELECT id, reason, deadline_ms FROM waits WHERE session_id = ? AND state = 'waiting' ORDER BY created_at_ms, id").all(sessionId) as Array<{ id: string; reason: string; deadline_ms: number | null }>;
@@ -73,12 +60,14 @@ export const lastCellSection: FrontierSectionProvider = ({ sqlite, sessionId, co
   return { title: "last cell", lines: [`\`\`\`python\n${code}${code.endsWith("\n") ? "" : "\n"}\`\`\``, result ? renderCellResult(result) : "(no result recorded)"] };
 };
 
-/** The sections every host writes, in the order C12 lists them; registered ones follow. */
+/**
+ * The sections every host writes, in the order C12 lists them; registered ones follow (the peers
+ * family registers its open peer requests with `Host.addFrontierSection`).
+ */
 export const DEFAULT_FRONTIER_SECTIONS: readonly FrontierSectionProvider[] = [
   pendingInputsSection,
   openWorkItemsSection,
   stagedCandidatesSection,
-  openPeerRequestsSection,
   openWaitsSection,
   lastCellSection,
 ];

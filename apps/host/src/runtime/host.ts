@@ -183,7 +183,9 @@ export class Host implements HostServices {
       const turns = host.turns;
       if (turns) {
         host.subscribe((n) => {
-          if (n.type === "wake" || n.type === "input") turns.kick(n.session_id);
+          // A deferred or ignored input starts no turn: its wake (if any) comes later, as a wake.
+          const action = n.type === "input" ? (n.attention as { effective?: { action?: string } } | null)?.effective?.action : undefined;
+          if (n.type === "wake" || (n.type === "input" && (action === undefined || action === "wake"))) turns.kick(n.session_id);
         });
         turns.resume();
       }

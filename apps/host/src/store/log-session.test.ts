@@ -22,4 +22,16 @@ describe("sessionFilter", () => {
     expect(keep([e("wait", { kind: "wait", execution_id: "ex-1" }), e("other", { kind: "wait", execution_id: "ex-2" })]).map((x) => x.key)).toEqual(["wait"]);
     expect(sessionFilter("root")(batch).map((x) => x.key)).toEqual(["ex-2", "req-b", "pr", "peer"]);
   });
+
+  test("a remote namespace's generations belong to the session that opened it", () => {
+    const keep = sessionFilter("root");
+    const batch = [
+      e("ns", { kind: "remote.namespace", id: "rns-1", session_id: "root" }),
+      e("ns2", { kind: "remote.namespace", id: "rns-2", session_id: "ps-1" }),
+      e("gen", { kind: "remote.generation", namespace_id: "rns-1" }),
+      e("gen2", { kind: "remote.generation", namespace_id: "rns-2" }),
+    ];
+    expect(keep(batch).map((x) => x.key)).toEqual(["ns", "gen"]);
+    expect(keep([e("end", { kind: "remote.generation.end", namespace_id: "rns-1" })]).map((x) => x.key)).toEqual(["end"]);
+  });
 });

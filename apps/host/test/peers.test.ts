@@ -197,6 +197,18 @@ describe("two sessions, through real cells", () => {
   });
 });
 
+describe("the frontier block", () => {
+  test("lists a session's open peer requests in both directions, with their words", async () => {
+    const root = host.frontierBlock("root", 0);
+    const section = root.slice(root.indexOf("## open peer requests"));
+    expect(section).toMatch(/^## open peer requests\nsent, awaiting a result: request r5 to ps-\S+ \(peer peer-\S+\), sent \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\nonce\n/);
+    expect(section).not.toContain("request via-alias"); // cancelled when its peer was stopped
+    expect(section).not.toContain("request r1 ");
+    const peerSession = (host.status() as { peers: Array<{ session_id: string; requests: { pending: number } }> }).peers.find((p) => p.requests.pending === 1 && host.frontierBlock(p.session_id, 0).includes("r5"))!.session_id;
+    expect(host.frontierBlock(peerSession, 0)).toMatch(/\nreceived, not answered: \[[^\]]+ · peer request r5 from root\]\nonce\n/);
+  });
+});
+
 describe("limits", () => {
   test("mode, content, result, wait_ms and evidence are checked; the refusal names the value", async () => {
     const opened = await openPeer();

@@ -29,6 +29,7 @@ import { noteRuntimeVersion } from "./version-check";
 import { newId } from "./ids";
 import { InstructionHeaders } from "./instructions";
 import { adoptedSources } from "./orientation-sources";
+import { peerRequestsSection } from "./peer-frontier";
 import { PeerSignals } from "./peer-signals";
 import { recoverAfterCrash } from "./recovery";
 import { RequestLog } from "./request-log";
@@ -165,6 +166,7 @@ export class Host implements HostServices {
       ...(options.interruptGraceMs !== undefined ? { interruptGraceMs: options.interruptGraceMs } : {}),
       ...(options.sigintGraceMs !== undefined ? { sigintGraceMs: options.sigintGraceMs } : {}),
     });
+    this.addFrontierSection(peerRequestsSection(this.db));
   }
 
   /** Start a host: migrate, recover, start the hooks worker and the root workbench (whose start indexes the skills). */

@@ -172,6 +172,27 @@ print(json.dumps({"stale": stale, "ns2": ns2, "fresh": fresh}))`,
     expect(await until(() => sshd!.descendants().length === 0)).toBe(true);
   });
 
+  test("a remote operation started by a cell that ends without awaiting it is cancelled with the cell", async () => {
+    const r = await json(
+      host,
+      `import asyncio
+ns = await runtime.remote_ensure("loop")
+task = asyncio.create_task(call(ns, "orphan", "while True:\\n    pass"))
+await asyncio.sleep(0.5)
+print(json.dumps(ns))`,
+    );
+    const op = () =>
+      readLog((host as unknown as { sqlite: import("better-sqlite3").Database }).sqlite).find(
+        (e) => e.kind === "remote.operation" && e.namespace_id === r.namespace_id && e.operation_id === "orphan",
+      );
+    expect(await until(() => op()?.status === "interrupted")).toBe(true);
+    const after = await json(
+      host,
+      `ns = await runtime.remote_ensure("loop")\nr = await call(ns, "after-orphan", "6 * 7")\nawait runtime.remote_close(ns["namespace_id"], ns["namespace_generation"])\nprint(json.dumps(r))`,
+    );
+    expect(after).toMatchObject({ status: "ok", output: [{ text: "42" }] });
+  });
+
   test("a wrong host key is a clear unavailable error, and no namespace is left behind", async () => {
     const r = await json(host, `print(json.dumps(await code_of(runtime.remote_ensure("wrongkey"))))`);
     expect(r[0]).toBe("unavailable");

@@ -176,6 +176,21 @@ describe.skipIf(!sshd)("remote workers over a real sshd on loopback", () => {
     expect(await remote.worker.execute("1 + 1")).toMatchObject({ status: "ok", output: [{ text: "2" }] });
   });
 
+  it("a cell that ignores the message and SIGINT is hard-stopped: the remote tree goes with the generation", async () => {
+    const remote = await start();
+    const grandchild = Number(
+      ((await remote.worker.execute("import subprocess\nsubprocess.Popen(['sleep', '600'], start_new_session=True).pid")) as { output: Array<{ text: string }> }).output[0]!.text,
+    );
+    const code = "import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True:\n    pass";
+    const cell = remote.worker.execute(code, { id: "deaf" });
+    await new Promise((r) => setTimeout(r, 300));
+    const outcome = await remote.worker.interrupt("deaf");
+    expect(outcome.rung).toBe("hard_stop");
+    expect(await cell).toMatchObject({ kind: "cell", status: "interrupted", source: "host", rung: "hard_stop" });
+    await nothingLeft(remote);
+    expect(isLive(grandchild)).toBe(false);
+  });
+
   it("a wrong host key is REMOTE_HOST_KEY_MISMATCH before anything runs there", async () => {
     const t = parseTarget({ ...sshd!.target("loop", `${sshd!.dir}/wk`), ssh: { ...sshd!.target("loop").ssh, known_hosts: sshd!.wrongKnownHosts } });
     expect(await codeOf(probeTarget(t))).toBe("REMOTE_HOST_KEY_MISMATCH");

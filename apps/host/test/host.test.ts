@@ -211,6 +211,8 @@ describe("skills", () => {
     writeFileSync(join(dir, "SKILL.md"), "# deploy\n\nHow to deploy.\n");
     mkdirSync(join(dataDir, "skills", "Bad"), { recursive: true });
     writeFileSync(join(dataDir, "skills", "Bad", "SKILL.md"), "# Bad\n");
+    // Skills written now belong to the next generation (C4): end this one so the next cell starts it.
+    expect((await cell("import os\nos._exit(0)")).status).toBe("failed");
     const r = await cell("ix = await runtime.skills_index()\n(ix['ids'], [(x['name'], x['reason']) for x in ix['refused']])");
     expect(resultOf(r)).toBe("(['deploy'], [('Bad', 'invalid_id')])");
     const body = await cell("(await runtime.skills_load('deploy'))['body']");

@@ -35,8 +35,9 @@ export interface HostServices {
   newId(prefix: string): string;
   invokeHook(live: LiveExecution | null, slot: "attention.plan" | "delivery.review", input: unknown): Promise<HookOutcome>;
   hooksInfo(): { revision: string; epoch: number; path: string; hooks: Record<string, string> } | null;
-  skillsIndex(): unknown;
-  loadSkill(id: string): unknown;
+  /** The skill set the session's current generation loaded (C4: a skill written mid-turn is the next generation's). */
+  skillsIndex(sessionId: string): unknown;
+  loadSkill(sessionId: string, id: string): unknown;
   instructions(sessionId: string): unknown;
   /**
    * Observe a session's instruction sources now (a change is a header revision attributed to

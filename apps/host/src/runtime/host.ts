@@ -34,6 +34,7 @@ import { PeerSignals } from "./peer-signals";
 import { recoverAfterCrash } from "./recovery";
 import { RequestLog } from "./request-log";
 import { RemoteNamespaces } from "./remote-service";
+import type { SkillIndex } from "@klbr/skills";
 import { SkillsService } from "./skills-service";
 import { Workbench } from "./workbench";
 import { DEFAULT_FRONTIER_SECTIONS, frontierBlock, type FrontierSectionProvider } from "./frontier-block";
@@ -245,14 +246,25 @@ export class Host implements HostServices {
     return gen ? { revision: gen.revision, epoch: gen.epoch, path: gen.path, hooks: gen.hooks } : null;
   }
 
-  /** The current skill index as the model may see it: ids, refusals, revision. */
-  async skillsIndex(): Promise<unknown> {
-    return this.skills.view(await this.skills.reindex());
+  /** The skill set the session's generation loaded, as the model may see it (a skill written since is the next generation's). */
+  skillsIndex(sessionId: string): unknown {
+    return this.skills.view(this.generationSkills(sessionId));
   }
 
-  /** One skill body, checked against the digest just indexed. */
-  loadSkill(id: string): unknown {
-    return this.skills.load(id);
+  /** One skill body of the session's generation's set, checked against the digest it was indexed with. */
+  loadSkill(sessionId: string, id: string): unknown {
+    return this.skills.load(this.generationSkills(sessionId), id);
+  }
+
+  private generationSkills(sessionId: string): SkillIndex {
+    const index = this.workbenches.get(sessionId)?.skills;
+    if (!index) throw new ReplyError("unavailable", `session ${sessionId} has no workbench generation with a skill set`);
+    return index;
+  }
+
+  /** The live index's revision (both roots indexed now), or null when a root is unusable. */
+  private async liveSkillsRevision(): Promise<string | null> {
+    return (await this.skills.reindex().catch(() => null))?.revision ?? null;
   }
 
   /** The exact current instruction text of a session. */
@@ -274,8 +286,8 @@ export class Host implements HostServices {
     return this.headers.observe(sessionId, { origin: "host", reason: "instruction sources changed outside this session" });
   }
 
-  /** runtime.inspect (C8). */
-  inspect(sessionId: string): unknown {
+  /** runtime.inspect (C8); `skills_revision` is the generation's set, `skills_live_revision` the roots now. */
+  async inspect(sessionId: string): Promise<unknown> {
     const now = this.now();
     const bench = this.workbenches.get(sessionId);
     return {
@@ -285,7 +297,8 @@ export class Host implements HostServices {
       generation: bench?.generation ?? null,
       workbench_pid: bench?.worker?.pid ?? null,
       hooks: this.hooksInfo(),
-      skills_revision: this.skills.revision,
+      skills_revision: bench?.skills?.revision ?? null,
+      skills_live_revision: await this.liveSkillsRevision(),
       workspace: this.workspace,
       host_started_at_ms: this.startedAtMs,
       sandbox: this.sandbox.describe(),
@@ -476,8 +489,11 @@ export class Host implements HostServices {
         sandbox: this.sandbox.describe(),
         stdout_tail: b.worker?.stdoutTail ?? "",
         stderr_tail: b.worker?.stderrTail ?? "",
+        skills_revision: b.skills?.revision ?? null,
       })),
-      skills_revision: this.skills.revision,
+      // The root generation's set; the live index only under its own field (as last indexed).
+      skills_revision: this.workbenches.get(ROOT_SESSION)?.skills?.revision ?? null,
+      skills_live_revision: this.skills.revision,
       driving: this.turns ? { route: this.turns.route.name, api: this.turns.route.api, model: this.turns.route.model } : null,
       pending_inputs: pendingInputs(this.db, ROOT_SESSION).length,
       open_work_items: openWorkItems(this.db).map(workItemView),
@@ -624,6 +640,7 @@ export class Host implements HostServices {
       ...(this.options.sigintGraceMs !== undefined ? { sigintGraceMs: this.options.sigintGraceMs } : {}),
     }), `workbench ${bench.sessionId}`);
     bench.worker = worker;
+    bench.skills = index;
     noteRuntimeVersion(this.db, worker, { role: "workbench", sessionId: bench.sessionId }, this.now());
     const skills = (worker.hello as { skills?: string | null }).skills ?? null;
     recordKernelReset(this.db, { sessionId: bench.sessionId, generation, skillsRevision: skills, pid: worker.pid, reason, atMs: this.now() });

@@ -8,7 +8,7 @@ export class SkillsService {
 
   constructor(private readonly roots: { builtinDir: string; managedDir: string }) {}
 
-  /** The revision of the last index (what the next generation loads). */
+  /** The revision of the last index taken (the live set as of then; a generation keeps its own). */
   get revision(): string | null {
     return this.last?.revision ?? null;
   }
@@ -28,9 +28,8 @@ export class SkillsService {
     };
   }
 
-  /** One body, refused when its bytes changed since the index was taken. */
-  async load(id: string): Promise<unknown> {
-    const index = await this.reindex();
+  /** One body of `index` (a generation's set), refused when its bytes changed since that index was taken. */
+  async load(index: SkillIndex, id: string): Promise<unknown> {
     try {
       return await loadSkill(index, id);
     } catch (error) {

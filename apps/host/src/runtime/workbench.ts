@@ -1,9 +1,12 @@
 import type { CellCompletion, HostRequest, HostRequestContext, Worker } from "@klbr/supervisor";
+import type { SkillIndex } from "@klbr/skills";
 import type { LiveExecution } from "../requests/context";
 
 /** A session's workbench: the current worker generation and the one foreground cell it may run. */
 export class Workbench {
   worker: Worker | null = null;
+  /** The skill set this generation loaded (its revision is in kernel.reset): what skills.* serve until the next generation. */
+  skills: SkillIndex | null = null;
   live: LiveExecution | null = null;
   /** The tail of the foreground queue: one cell per workbench at a time, in arrival order. */
   private tail: Promise<void> = Promise.resolve();

@@ -31,7 +31,7 @@ export async function statusCommand(opts: CommonOptions & { json?: boolean }): P
       const running = (r.running as string[]).length > 0 ? ` running ${(r.running as string[]).join(",")}` : "";
       lines.push(`remote     ${String(r.namespace_id)} ${String(r.session_id)} ${String(r.target)} ${String(r.generation)} ${live}${running}`);
     }
-    lines.push(`skills     revision ${String(status.skills_revision)}`, `inputs     ${String(status.pending_inputs)} pending`);
+    lines.push(`skills     revision ${String(status.skills_revision)} (live index ${String(status.skills_live_revision)})`, `inputs     ${String(status.pending_inputs)} pending`);
     const items = (status.open_work_items ?? []) as Array<Record<string, unknown>>;
     lines.push(`work items ${items.length} open`);
     for (const w of items) lines.push(`  ${String(w.work_item_id)} (${String(w.session_id)}${w.outcome ? `, ${String(w.outcome)}` : ""}) ${JSON.stringify(String(w.purpose).slice(0, 100))}`);

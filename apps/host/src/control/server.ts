@@ -117,6 +117,7 @@ export function checkRequest(frame: unknown): ControlRequest {
     case "exec":
       if (typeof req.code !== "string") throw protocolError(`exec needs a code string, got ${JSON.stringify(req.code)}`);
       optionalString(req, "session", session, "an identifier");
+      optionalString(req, "execution_id", session, "an identifier");
       break;
     case "say":
       if (typeof req.text !== "string") throw protocolError(`say needs a text string, got ${JSON.stringify(req.text)}`);
@@ -139,7 +140,8 @@ export function checkRequest(frame: unknown): ControlRequest {
 async function answer(host: Host, req: ControlRequest): Promise<unknown> {
   switch (req.op) {
     case "exec":
-      return host.execute(req.code, req.session);
+      // A client that names its cell can interrupt exactly it (Ctrl-C), queued or running.
+      return host.execute(req.code, req.session, req.execution_id ? { executionId: req.execution_id } : {});
     case "say":
       return host.postInput(req.text, { ...(req.source ? { source: req.source } : {}), ...(req.session ? { sessionId: req.session } : {}) });
     case "interrupt":

@@ -12,7 +12,7 @@ import type { HookOutcome, HostServices, LiveExecution, Notification } from "../
 import { ReplyError } from "../requests/errors";
 import { HostError } from "../errors";
 import { markConsumed, pendingInputs, recordInput, setAttention, type EventRow } from "../store/events";
-import { finishExecution, startExecution, type ExecutionRow, type ExecutionStatus } from "../store/executions";
+import { finishExecution, getExecution, startExecution, type ExecutionRow, type ExecutionStatus } from "../store/executions";
 import { recordIncident } from "../store/incidents";
 import { lastKernelReset, recordKernelReset } from "../store/kernel";
 import { requestStep } from "../store/requests";
@@ -106,6 +106,8 @@ export class Host implements HostServices {
   private readonly skills: SkillsService;
   private readonly headers: InstructionHeaders;
   private readonly requestLog: RequestLog;
+  /** Cells with a caller-chosen id waiting for their session's slot, and whether they were interrupted meanwhile. */
+  private readonly queued = new Map<string, "queued" | "cancelled">();
   private readonly workbenches = new Map<string, Workbench>();
   private readonly listeners = new Set<(n: Notification) => void>();
   private readonly timers = new Set<NodeJS.Timeout>();
@@ -352,9 +354,13 @@ export class Host implements HostServices {
   /** Run one cell in a session's workbench and record it from start to end (under `executionId` when the caller chose it). */
   async execute(code: string, sessionId: string = ROOT_SESSION, opts: { executionId?: string } = {}): Promise<ExecutionReport> {
     this.refuseClosed(sessionId);
-    const bench = await this.ensureWorkbench(sessionId, "session_start");
-    const release = await bench.acquire();
+    // A caller-chosen id (a CLI client) lets its Ctrl-C name its own cell, queued or running.
+    const queuedId = opts.executionId !== undefined ? this.queueExecution(opts.executionId) : null;
+    let release: (() => void) | undefined;
     try {
+      const bench = await this.ensureWorkbench(sessionId, "session_start");
+      release = await bench.acquire();
+      if (queuedId !== null && this.queued.get(queuedId) === "cancelled") return this.closeUnrun(queuedId, sessionId, bench.generation ?? "none", code);
       // Checked again in the slot: a stop that came while this cell queued wins over it.
       this.refuseClosed(sessionId);
       if (!bench.worker || bench.worker.state === "dead") await this.restartWorkbench(bench, "worker_died");
@@ -367,6 +373,10 @@ export class Host implements HostServices {
         ended: false,
         hooksPin: null,
       };
+      // A restart may have run meanwhile: an interrupt that came during it still keeps the cell from running.
+      if (queuedId !== null && this.queued.get(queuedId) === "cancelled") return this.closeUnrun(queuedId, sessionId, live.generation, code);
+      // From here the cell is the live one (bench.run sets it before any await): the ladder reaches it.
+      if (queuedId !== null) this.queued.delete(queuedId);
       startExecution(this.db, { id: live.id, sessionId, generation: live.generation, code, startedAtMs: this.now() });
       const startedAt = Date.now();
       let completion: CellCompletion;
@@ -391,8 +401,25 @@ export class Host implements HostServices {
       }
       return report(row);
     } finally {
-      release();
+      if (queuedId !== null) this.queued.delete(queuedId);
+      release?.();
     }
+  }
+
+  /** Register a caller-chosen execution id as queued; an id already used is refused. */
+  private queueExecution(id: string): string {
+    if (this.queued.has(id) || getExecution(this.db, id)) throw new HostError("EXECUTION_ID_IN_USE", `execution id ${JSON.stringify(id)} is already used`);
+    this.queued.set(id, "queued");
+    return id;
+  }
+
+  /** A queued cell interrupted before its turn: recorded as interrupted, its code never sent. */
+  private closeUnrun(id: string, sessionId: string, generation: string, code: string): ExecutionReport {
+    const now = this.now();
+    startExecution(this.db, { id, sessionId, generation, code, startedAtMs: now });
+    const row = finishExecution(this.db, id, { status: "interrupted", endedBy: "before_start", error: "interrupted while queued; the cell never ran", endedAtMs: now })!;
+    this.notify({ type: "execution", session_id: sessionId, execution_id: id, status: row.status, at_ms: now });
+    return report(row);
   }
 
   /** Interrupt a running cell through the C7 ladder: by id, or whatever runs in the session. */
@@ -403,6 +430,11 @@ export class Host implements HostServices {
       if (target.executionId ? live.id === target.executionId : bench.sessionId === (target.sessionId ?? ROOT_SESSION)) {
         return { execution_id: live.id, ...(await bench.worker.interrupt(live.id)) };
       }
+    }
+    // Not running yet: a queued cell named by its id is closed when its turn comes, without running.
+    if (target.executionId !== undefined && this.queued.get(target.executionId) === "queued") {
+      this.queued.set(target.executionId, "cancelled");
+      return { execution_id: target.executionId, rung: "before_start" };
     }
     return { rung: "not_running" };
   }

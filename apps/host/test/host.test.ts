@@ -225,8 +225,8 @@ describe("skills", () => {
 describe("workspace", () => {
   test("workspace.run runs argv in the workspace with a minimal environment", async () => {
     writeFileSync(join(workspace, "hello.txt"), "hi\n");
-    const r = await cell("o = await runtime.run(['sh', '-c', 'cat hello.txt; echo ${HOME:-nohome}'])\n(o['exit_code'], o['stdout'])");
-    expect(resultOf(r)).toBe("(0, 'hi\\nnohome\\n')");
+    const r = await cell("o = await runtime.run(['sh', '-c', 'cat hello.txt; echo ${HOME:-nohome} ${npm_lifecycle_event:-noextra}'])\n(o['exit_code'], o['stdout'])");
+    expect(resultOf(r)).toBe(`(0, 'hi\\n${process.env.HOME ?? "nohome"} noextra\\n')`);
   });
 
   test("a cwd outside the workspace is refused", async () => {

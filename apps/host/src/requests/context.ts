@@ -32,6 +32,8 @@ export interface HostServices {
   /** The sandbox workspace.run commands share with the workers (an empty prefix when none). */
   readonly sandbox: { commandPrefix(cwd?: string): string[]; describe(): SandboxView };
   now(): number;
+  /** The environment a command starts from: the C15 minimal base, passed names, the host's tag. */
+  baseEnv(): Record<string, string>;
   newId(prefix: string): string;
   invokeHook(live: LiveExecution | null, slot: "attention.plan" | "delivery.review", input: unknown): Promise<HookOutcome>;
   hooksInfo(): { revision: string; epoch: number; path: string; hooks: Record<string, string> } | null;

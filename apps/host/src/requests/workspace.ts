@@ -5,21 +5,13 @@ import { invalidRequest, ReplyError } from "./errors";
 import type { RequestContext } from "./context";
 import { fitReply } from "./workspace-output";
 import { runCommand } from "./workspace-process";
+import { HOST_TREE_ENV } from "../runtime/leftovers";
 
 export { fitReply, RUN_REPLY_BUDGET_BYTES } from "./workspace-output";
 
 /** C8 defaults for workspace.run. */
 export const RUN_DEFAULT_TIMEOUT_MS = 120_000;
 export const RUN_DEFAULT_MAX_OUTPUT_BYTES = 750_000;
-
-/** The environment a command starts from: minimal, never the host's (C8). */
-export function baseRunEnv(): Record<string, string> {
-  return {
-    PATH: process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin",
-    LANG: "C.UTF-8",
-    LC_ALL: "C.UTF-8",
-  };
-}
 
 /** workspace.info: where commands run and what the workspace is. */
 export async function workspaceInfo(ctx: RequestContext): Promise<unknown> {
@@ -72,7 +64,9 @@ export async function workspaceRun(
   const cwd = await resolveCwd(ctx.host.workspace, params.cwd);
   const started = Date.now();
   const file = params.argv[0]!;
-  const env = { ...baseRunEnv(), ...(params.env ?? {}) };
+  // The cell's env over the same minimal base the workers get (C8, C15); the host's tag stays its own.
+  const base = ctx.host.baseEnv();
+  const env = { ...base, ...(params.env ?? {}), ...pick(base, HOST_TREE_ENV) };
   // Sandboxed, the command runs behind the workers' bwrap policy, in its own pid namespace.
   const prefix = ctx.host.sandbox.commandPrefix(cwd);
   if (prefix.length > 0 && !findProgram(file, env.PATH, cwd)) {
@@ -99,4 +93,8 @@ export async function workspaceRun(
     truncated_bytes: outcome.truncatedBytes,
     duration_ms: Date.now() - started,
   });
+}
+
+function pick(env: Record<string, string>, name: string): Record<string, string> {
+  return env[name] === undefined ? {} : { [name]: env[name] };
 }

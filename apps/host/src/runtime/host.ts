@@ -25,6 +25,7 @@ import { wakeWait, wakeWaits, type WaitRow } from "../store/waits";
 import { BehaviourManager } from "./behaviour";
 import { HooksService, type HooksGeneration } from "./hooks-service";
 import { acquireHostLock } from "./host-lock";
+import { hostBaseEnv, HOST_TREE_ENV, passEnvNames, sweepLeftovers } from "./leftovers";
 import { noteRuntimeVersion } from "./version-check";
 import { newId } from "./ids";
 import { InstructionHeaders } from "./instructions";
@@ -66,6 +67,8 @@ export interface HostOptions {
   network?: boolean;
   /** Drive sessions with a model route (C10): `true` for the default route of `<data>/routes.json`. */
   drive?: DriveOptions | boolean;
+  /** Host environment variables workers and commands also get (C15), besides those named in KLBR_PASS_ENV. */
+  passEnv?: string[];
 }
 
 /** What a finished cell looks like to a caller (derived from its durable row). */
@@ -126,7 +129,13 @@ export class Host implements HostServices {
   private readonly frontierSections: FrontierSectionProvider[] = [...DEFAULT_FRONTIER_SECTIONS];
   private readonly aborts = new AbortController();
 
+  /** This run's KLBR_HOST_TREE value (see runtime/leftovers.ts). */
+  private hostTree = "";
+  /** Host environment variables passed to what the host starts (C15). */
+  readonly passEnv: string[];
+
   private constructor(private readonly options: HostOptions) {
+    this.passEnv = passEnvNames(options.passEnv);
     this.layout = dataLayout(resolve(options.dataDir));
     this.dataDir = this.layout.dataDir;
     this.workspace = resolve(options.workspace ?? process.cwd());
@@ -176,6 +185,7 @@ export class Host implements HostServices {
   static async start(options: HostOptions): Promise<Host> {
     const host = new Host(options);
     try {
+      host.hostTree = (await sweepLeftovers(host.dataDir)).tag;
       await host.sandbox.check();
       if (options.drive) host.turns = new Turns(host.turnHost(), host.layout.routes, options.drive === true ? {} : options.drive);
       host.behaviour.migrate();
@@ -202,6 +212,11 @@ export class Host implements HostServices {
   }
 
   // ---- HostServices -------------------------------------------------------------------
+
+  /** The environment everything the host starts begins from (C15). */
+  baseEnv(): Record<string, string> {
+    return hostBaseEnv(this.passEnv, this.hostTree);
+  }
 
   /** The host clock. */
   now(): number {
@@ -668,6 +683,8 @@ export class Host implements HostServices {
       expect: { revision: null, skills: index.revision },
       sandbox: this.sandbox.worker(),
       onHostReply: (event) => this.requestLog.replied(event),
+      passEnv: this.passEnv,
+      env: { [HOST_TREE_ENV]: this.hostTree },
       ...(this.options.interruptGraceMs !== undefined ? { interruptGraceMs: this.options.interruptGraceMs } : {}),
       ...(this.options.sigintGraceMs !== undefined ? { sigintGraceMs: this.options.sigintGraceMs } : {}),
     }), `workbench ${bench.sessionId}`);
@@ -764,6 +781,8 @@ export class Host implements HostServices {
       expect: { revision: release.digest, skills: null },
       // The release lies in the data directory, which the sandbox hides: exactly it shows, read-only.
       sandbox: this.sandbox.worker([release.path]),
+      passEnv: this.passEnv,
+      env: { [HOST_TREE_ENV]: this.hostTree },
     }), "hooks");
     noteRuntimeVersion(this.db, worker, { role: "hooks", sessionId: ROOT_SESSION }, this.now());
     return {

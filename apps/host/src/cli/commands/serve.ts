@@ -5,14 +5,14 @@ import { checkKlbrPython } from "../python-check";
 import { dataDirOf } from "../target";
 
 /** `klbr serve`: the daemon. Stops cleanly (every worker tree) on SIGINT/SIGTERM. */
-export async function serveCommand(opts: CommonOptions & { sandbox?: string; network?: string; route?: string; drive?: boolean }): Promise<number> {
+export async function serveCommand(opts: CommonOptions & { sandbox?: string; network?: string; route?: string; drive?: boolean; passEnv?: string[] }): Promise<number> {
   // Checked before anything starts: a sandbox asked for and not understood is an error, never none.
   const { mode, network } = sandboxSettings({ sandbox: opts.sandbox, network: opts.network });
   checkKlbrPython();
   const { serveControl } = await import("../../control/server");
   const { Host } = await import("../../runtime/host");
   const drive = await driveOption(dataDirOf(opts), opts);
-  const host = await Host.start({ dataDir: dataDirOf(opts), sandbox: mode, network, drive, ...(opts.workspace ? { workspace: opts.workspace } : {}) });
+  const host = await Host.start({ dataDir: dataDirOf(opts), sandbox: mode, network, drive, passEnv: opts.passEnv ?? [], ...(opts.workspace ? { workspace: opts.workspace } : {}) });
   let server;
   try {
     server = await serveControl(host, host.layout.controlSocket);
@@ -56,5 +56,6 @@ export function register(program: Command): void {
     .option("--network <on|off>", "network inside the sandbox (default: KLBR_SANDBOX_NETWORK or on)")
     .option("--route <name>", "drive every session with this route (default: the default route of routes.json, when there is one)")
     .option("--no-drive", "do not drive sessions with a model, even when routes.json has a route")
+    .option("--pass-env <name>", "also give workers and commands this variable of the daemon's environment (repeatable; KLBR_PASS_ENV=A,B too)", (name: string, names: string[]) => [...names, name], [] as string[])
     .action(run(async (cmd) => serveCommand(optionsOf(cmd))));
 }

@@ -30,6 +30,11 @@ export function describeEvent(event: unknown): string | null {
       return `[hooks] revision ${String(e.revision).slice(0, 12)} active at epoch ${String(e.epoch)}`;
     case "kernel.reset":
       return `[kernel.reset] ${String(e.session_id)} generation ${String(e.generation)}`;
+    case "input":
+      // Operator input is what the user just typed; a peer's request or result is news to them.
+      return e.source === "peer" ? `[peer input] event ${String(e.event_id)} for ${String(e.session_id)}` : null;
+    case "session.stopped":
+      return `[session.stopped] ${String(e.session_id)}${e.drain ? " (drained)" : ""}`;
     default:
       return null;
   }

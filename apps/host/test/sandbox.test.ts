@@ -10,11 +10,6 @@ import { alive, attempt, bwrapAvailable, escapeCode, exec, killMarked, klbr, mar
 
 const HAS_BWRAP = bwrapAvailable();
 
-/** What the unsandboxed mode let through where it depends on timing: printed, never hidden. */
-function record(line: string): void {
-  process.stderr.write(`[sandbox battery] ${line}\n`);
-}
-
 const MODES = [
   { mode: "none" as const, args: [] as string[] },
   { mode: "bwrap" as const, args: ["--sandbox", "bwrap", "--network", "off"] },
@@ -145,8 +140,9 @@ describe.each(MODES)("a cell under sandbox $mode", ({ mode, args }) => {
     if (sandboxed) {
       expect(r).toEqual({ own_environ: false, daemon_environ: "raised FileNotFoundError", any_environ: false });
     } else {
-      // Same user, same pid namespace: the daemon's /proc/<pid>/environ is readable. (Whether the
-      // worker's own environment carries it is C15's base environment, not the sandbox's.)
+      // The worker's own environment is C15's minimal one in both modes; but with the same user
+      // and the same pid namespace, the daemon's /proc/<pid>/environ is readable.
+      expect(r.own_environ).toBe(false);
       expect(r.daemon_environ).toBe(true);
       expect(r.any_environ).toBe(true);
     }
@@ -259,14 +255,9 @@ describe.each(MODES)("a cell under sandbox $mode", ({ mode, args }) => {
     const done = await exec(daemon!.client, "import os\nos._exit(3)");
     expect(done.status).toBe("failed");
     expect(await until(() => !alive(workerPid))).toBe(true);
-    if (sandboxed) {
-      expect(await until(() => marked(mark).length === 0)).toBe(true);
-    } else {
-      // Documented, not guaranteed either way: with no pid namespace a setsid orphan with an empty
-      // environment leaves the dead worker's tree and carries no tag; the host's tree walk takes it
-      // only when it runs before the kernel hands the orphan to init. Recorded, then killed.
-      record(`none: a setsid env -i orphan ${marked(mark).length > 0 ? "survived" : "did not survive"} the worker's os._exit`);
-    }
+    // bwrap: the namespace's init dies with the worker and takes the orphan. none: the supervisor's
+    // guard (a child subreaper above the worker) kept the orphan below it and kills it.
+    expect(await until(() => marked(mark).length === 0)).toBe(true);
   }, 60_000);
 
   it("leaving a process behind after the daemon is killed with SIGKILL", async () => {
@@ -280,13 +271,9 @@ describe.each(MODES)("a cell under sandbox $mode", ({ mode, args }) => {
     daemon!.child.kill("SIGKILL");
     await exited;
     expect(await until(() => workers.every((pid) => !alive(pid)))).toBe(true);
-    if (sandboxed) {
-      expect(await until(() => marked(mark).length === 0)).toBe(true);
-    } else {
-      // Documented, not guaranteed: the Python worker's own exit sweep (on EOF) kills its children,
-      // the orphan included, unless the worker itself is killed first. Recorded, then killed.
-      record(`none: a setsid env -i orphan ${marked(mark).length > 0 ? "survived" : "did not survive"} the daemon's SIGKILL`);
-    }
+    // bwrap: bwrap dies with its parent, its init with bwrap, the namespace with its init. none: the
+    // guard is told of the daemon's death (PR_SET_PDEATHSIG) and kills everything below it.
+    expect(await until(() => marked(mark).length === 0)).toBe(true);
   }, 60_000);
 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { bwrapArgv, isWithin, withoutEnv, type BwrapPolicy } from "./bwrap-argv";
+import { bwrapArgv, isWithin, type BwrapPolicy } from "./bwrap-argv";
 
 const policy: BwrapPolicy = {
   workspace: "/home/op/project",
@@ -57,13 +57,6 @@ describe("bwrapArgv", () => {
 
   it("is pure", () => {
     expect(bwrapArgv("bwrap", policy)).toEqual(bwrapArgv("bwrap", structuredClone(policy)));
-  });
-});
-
-describe("withoutEnv", () => {
-  it("starts the argv through env -u for each name, and leaves it alone when there is none", () => {
-    expect(withoutEnv(["bwrap", "--"], ["AWS_SECRET", "X"], "/usr/bin/env")).toEqual(["/usr/bin/env", "-u", "AWS_SECRET", "-u", "X", "--", "bwrap", "--"]);
-    expect(withoutEnv(["bwrap", "--"], [])).toEqual(["bwrap", "--"]);
   });
 });
 

@@ -42,17 +42,6 @@ export function bwrapArgv(bwrap: string, policy: BwrapPolicy): string[] {
   return argv;
 }
 
-/**
- * `argv` started through `env -u NAME ... --`: the names are gone from bwrap's own environment,
- * not only from the command's. (bwrap's `--unsetenv` would leave them in its init's initial
- * environment, which `/proc/1/environ` shows inside the sandbox.) `env` execs in place, so the
- * spawned process is still the one whose child is the namespace's init.
- */
-export function withoutEnv(argv: string[], names: string[], envProgram = "env"): string[] {
-  if (names.length === 0) return argv;
-  return [envProgram, ...names.flatMap((name) => ["-u", name]), "--", ...argv];
-}
-
 /** Unique paths, a parent before anything under it (a later mount covers an earlier one). */
 function outermostFirst(paths: string[]): string[] {
   return [...new Set(paths)].sort((a, b) => depth(a) - depth(b) || (a < b ? -1 : a > b ? 1 : 0));

@@ -38,23 +38,14 @@ describe("HostSandbox", () => {
     expect(policy.readOnly).toContain("/tmp/venv-x");
   });
 
-  it("the worker prefix starts bwrap through env -u for the daemon's own variables, and promises a pid namespace", () => {
-    process.env.SANDBOX_TEST_ONLY_SECRET = "x";
-    try {
-      const sandbox = new HostSandbox(bwrap, paths);
-      const worker = sandbox.worker(["/srv/data/releases/abc"])!;
-      expect(worker.pidNamespace).toBe(true);
-      const argv = worker.prefix("/tmp/klbr-priv");
-      expect(argv[0]).toMatch(/env$/);
-      expect(argv.slice(argv.indexOf("SANDBOX_TEST_ONLY_SECRET") - 1, argv.indexOf("SANDBOX_TEST_ONLY_SECRET") + 1)).toEqual(["-u", "SANDBOX_TEST_ONLY_SECRET"]);
-      for (const kept of ["PATH", "HOME", "KLBR_TREE", "PYTHONPATH"]) expect(sandbox.daemonOnlyEnv()).not.toContain(kept);
-      expect(sandbox.worker([], ["SANDBOX_TEST_ONLY_SECRET"])!.prefix("/tmp/p")).not.toContain("SANDBOX_TEST_ONLY_SECRET");
-      const bw = argv.slice(argv.indexOf("--") + 1);
-      expect(bw.join(" ")).toContain("--tmpfs /srv/data --ro-bind /opt/klbr/python /opt/klbr/python --ro-bind /srv/data/releases/abc /srv/data/releases/abc --bind /tmp/klbr-priv /tmp/klbr-priv");
-      expect(bw).toContain("--unshare-net");
-    } finally {
-      delete process.env.SANDBOX_TEST_ONLY_SECRET;
-    }
+  it("the worker prefix is bwrap (found on PATH) with the release and the private dir, and promises a pid namespace", () => {
+    const worker = new HostSandbox(bwrap, paths).worker(["/srv/data/releases/abc"])!;
+    expect(worker.pidNamespace).toBe(true);
+    const argv = worker.prefix("/tmp/klbr-priv");
+    expect(argv[0]).toMatch(/bwrap$/);
+    expect(argv.join(" ")).toContain("--tmpfs /srv/data --ro-bind /opt/klbr/python /opt/klbr/python --ro-bind /srv/data/releases/abc /srv/data/releases/abc --bind /tmp/klbr-priv /tmp/klbr-priv");
+    expect(argv).toContain("--unshare-net");
+    expect(argv.at(-1)).toBe("--");
   });
 
   it("workspace.run commands start where they were asked to", () => {

@@ -4,7 +4,7 @@ import { dirname, isAbsolute, resolve } from "node:path";
 import type { WorkerSandbox } from "@klbr/supervisor";
 import { execa } from "execa";
 import { HostError } from "../errors";
-import { bwrapArgv, isWithin, withoutEnv, type BwrapPolicy } from "./bwrap-argv";
+import { bwrapArgv, isWithin, type BwrapPolicy } from "./bwrap-argv";
 import { findProgram } from "./find-program";
 import type { SandboxSettings, SandboxView } from "./settings";
 
@@ -18,13 +18,6 @@ export interface SandboxPaths {
   /** The interpreter (a bare name is found on PATH, which `/` shows). */
   python: string;
 }
-
-/**
- * The daemon's variables a sandboxed worker keeps (C15's minimal base, the worker's KLBR_* and
- * PYTHONPATH, which the supervisor sets); bwrap removes every other name the daemon has, so the
- * sandbox holds even while a worker's environment is built over the daemon's.
- */
-const KEPT_ENV = /^(PATH|HOME|LANG|LC_[A-Z_]+|TZ|TMPDIR|PYTHONPATH|KLBR_[A-Z0-9_]+)$/;
 
 /** How long the start-up check may take before bwrap counts as unable to start. */
 const PROBE_TIMEOUT_MS = 15_000;
@@ -47,14 +40,12 @@ function bothForms(path: string): string[] {
 export class HostSandbox {
   /** bwrap, found on the host's PATH once: a command's own PATH never decides which program isolates it. */
   private readonly bwrap: string;
-  private readonly env: string;
 
   constructor(
     readonly settings: SandboxSettings,
     private readonly paths: SandboxPaths,
   ) {
     this.bwrap = findProgram(settings.bwrap, process.env.PATH, process.cwd()) ?? settings.bwrap;
-    this.env = findProgram("env", process.env.PATH, "/") ?? "/usr/bin/env";
     if (settings.mode === "bwrap") {
       const data = bothForms(paths.dataDir);
       if (bothForms(paths.workspace).some((w) => data.some((d) => isWithin(w, d)))) {
@@ -97,19 +88,15 @@ export class HostSandbox {
 
   /**
    * The supervisor option for one worker (undefined when unsandboxed); `readOnly` adds e.g. its
-   * release, `keepEnv` names the daemon variables passed to it on purpose.
+   * release. The environment is the supervisor's C15 minimal one: bwrap (and so the namespace's
+   * init, whose /proc/1/environ the cell can read) is started with nothing of the daemon's.
    */
-  worker(readOnly: string[] = [], keepEnv: string[] = []): WorkerSandbox | undefined {
+  worker(readOnly: string[] = []): WorkerSandbox | undefined {
     if (this.settings.mode !== "bwrap") return undefined;
     return {
-      prefix: (privateDir) => withoutEnv(bwrapArgv(this.bwrap, this.policy({ readOnly, readWrite: [privateDir] })), this.daemonOnlyEnv(keepEnv), this.env),
+      prefix: (privateDir) => bwrapArgv(this.bwrap, this.policy({ readOnly, readWrite: [privateDir] })),
       pidNamespace: true,
     };
-  }
-
-  /** The daemon's variable names that do not enter the sandbox (all but C15's base and `keepEnv`). */
-  daemonOnlyEnv(keepEnv: string[] = []): string[] {
-    return Object.keys(process.env).filter((name) => !KEPT_ENV.test(name) && !keepEnv.includes(name)).sort();
   }
 
   /** The argv a `workspace.run` command starting in `cwd` is put behind (empty when unsandboxed). */

@@ -94,6 +94,8 @@ const QUERIES: LogTable[] = [
       at_ms: (r.woken_at_ms ?? r.created_at_ms) as number,
       kind: r.state === "woken" ? "wake" : r.state === "superseded" ? "wait.superseded" : "wait",
       id: r.id,
+      // A turn's own waits (model_ended_turn, route_failed, ...) belong to no cell: the session says whose they are.
+      session_id: r.session_id,
       execution_id: r.execution_id,
       reason: r.reason,
       deadline_ms: r.deadline_ms,

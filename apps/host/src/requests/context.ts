@@ -76,6 +76,8 @@ export interface HostServices {
 export type Notification =
   | { type: "message"; session_id: string; event_id: number; text: string; at_ms: number }
   | { type: "wake"; session_id: string; wait_id: string; woken_by: string; at_ms: number; inputs: string[] }
+  /** A deferred input's seconds passed: its session is woken (its open wait, if any, is woken too). */
+  | { type: "deferred"; session_id: string; event_id: number; at_ms: number }
   | { type: "input"; session_id: string; event_id: number; source: string; attention: unknown; at_ms: number }
   | { type: "execution"; session_id: string; execution_id: string; status: string; at_ms: number }
   | { type: "hooks"; revision: string; epoch: number; at_ms: number }

@@ -11,7 +11,7 @@ import { canonicalName, dispatch } from "../requests";
 import type { HookOutcome, HostServices, LiveExecution, Notification } from "../requests/context";
 import { ReplyError } from "../requests/errors";
 import { HostError } from "../errors";
-import { markConsumed, pendingInputs, recordInput, setAttention, type EventRow } from "../store/events";
+import { deferredDueAt, getEvent, markConsumed, openDeferredInputs, pendingInputs, recordInput, setAttention, type EventRow } from "../store/events";
 import { finishExecution, getExecution, startExecution, type ExecutionRow, type ExecutionStatus } from "../store/executions";
 import { recordIncident } from "../store/incidents";
 import { lastKernelReset, recordKernelReset } from "../store/kernel";
@@ -191,6 +191,7 @@ export class Host implements HostServices {
       host.behaviour.migrate();
       const recovered = recoverAfterCrash(host.db, host.now());
       for (const wait of recovered.openWaits) if (wait.deadlineMs !== null) host.scheduleWaitDeadline(wait.id, wait.deadlineMs);
+      for (const input of openDeferredInputs(host.db)) host.scheduleDeferredInput(input.id, deferredDueAt(input) ?? host.now());
       for (const sessionId of stoppedPeerSessions(host.db)) host.closedSessions.add(sessionId);
       const gen = await host.behaviour.startActive();
       if (gen) host.hooks.install(gen);
@@ -200,7 +201,7 @@ export class Host implements HostServices {
         host.subscribe((n) => {
           // A deferred or ignored input starts no turn: its wake (if any) comes later, as a wake.
           const action = n.type === "input" ? (n.attention as { effective?: { action?: string } } | null)?.effective?.action : undefined;
-          if (n.type === "wake" || (n.type === "input" && (action === undefined || action === "wake"))) turns.kick(n.session_id);
+          if (n.type === "wake" || n.type === "deferred" || (n.type === "input" && (action === undefined || action === "wake"))) turns.kick(n.session_id);
         });
         turns.resume();
       }
@@ -347,6 +348,31 @@ export class Host implements HostServices {
     this.timers.add(timer);
   }
 
+  /**
+   * Wake a deferred input's session when its seconds pass (timers are rebuilt from the log at
+   * start, so a restart in between wakes it then, at once when it is overdue).
+   */
+  scheduleDeferredInput(eventId: number, dueAtMs: number): void {
+    if (this.stopping) return;
+    const delay = Math.min(Math.max(0, dueAtMs - this.now()), 2 ** 31 - 1);
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      if (!this.stopping) this.wakeDeferred(eventId);
+    }, delay);
+    timer.unref();
+    this.timers.add(timer);
+  }
+
+  private wakeDeferred(eventId: number): void {
+    const event = getEvent(this.db, eventId);
+    // Taken into account meanwhile (another wake carried it): nothing is left to wake for.
+    if (!event || event.consumedAtMs !== null) return;
+    const by = `deferred:event:${eventId}`;
+    const woken = wakeWaits(this.db, event.sessionId, by, this.now());
+    this.announceWakes(woken, by);
+    this.notify({ type: "deferred", session_id: event.sessionId, event_id: eventId, at_ms: this.now() });
+  }
+
   /** Tell every subscriber; a failing subscriber never breaks the host. */
   notify(notification: Notification): void {
     for (const listener of this.listeners) {
@@ -461,12 +487,15 @@ export class Host implements HostServices {
     const receivedAtMs = this.now();
     const event = recordInput(this.db, { sessionId, source, receivedAtMs, payload: { text }, attention: null });
     const hook = await this.invokeHook(null, "attention.plan", { event_id: event.id, source, received_at_ms: receivedAtMs });
-    const effective = effectiveAttention(source, hook);
+    const planned = effectiveAttention(source, hook);
+    // A defer is kept with the instant it is due, so a restart knows when to wake the session.
+    const effective = planned.action === "defer" ? { ...planned, due_at_ms: receivedAtMs + Math.round(Number(planned.seconds) * 1000) } : planned;
     const attention = { hook: hook.ok ? hook.value : { unavailable: hook.reason }, revision: hook.revision, effective };
     setAttention(this.db, event.id, attention);
     const woken = effective.action === "wake" ? wakeWaits(this.db, sessionId, `event:${event.id}`, this.now()) : [];
     this.announceInput({ ...event, attention }, woken);
     if (effective.action === "ignore") markConsumed(this.db, [event.id], this.now());
+    if (effective.action === "defer") this.scheduleDeferredInput(event.id, effective.due_at_ms as number);
     return { event_id: event.id, attention };
   }
 

@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, isNull } from "drizzle-orm";
+import { and, asc, eq, inArray, isNull, sql } from "drizzle-orm";
 import type { HostDb } from "../db/open";
 import { events } from "../db/schema";
 
@@ -67,4 +67,28 @@ export function getEvent(db: HostDb, id: number): EventRow | undefined {
 /** Record the attention decision an input got (written after the hook answered). */
 export function setAttention(db: HostDb, id: number, attention: unknown): void {
   db.update(events).set({ attention }).where(eq(events.id, id)).run();
+}
+
+/** When a deferred input (`attention.plan` `defer`, C8) is due, or null for any other input. */
+export function deferredDueAt(row: Pick<EventRow, "attention">): number | null {
+  const effective = (row.attention as { effective?: { action?: unknown; due_at_ms?: unknown } } | null)?.effective;
+  return effective?.action === "defer" && typeof effective.due_at_ms === "number" ? effective.due_at_ms : null;
+}
+
+/** Inputs deferred and not taken into account yet: each still has to wake its session when due (also after a restart). */
+export function openDeferredInputs(db: HostDb): EventRow[] {
+  return db
+    .select()
+    .from(events)
+    .where(and(eq(events.direction, "in"), isNull(events.consumedAtMs), sql`json_extract(${events.attention}, '$.effective.action') = 'defer'`))
+    .orderBy(asc(events.id))
+    .all();
+}
+
+/** Pending inputs that count now: a deferred input is not pending before its seconds pass. */
+export function duePendingInputs(db: HostDb, sessionId: string, nowMs: number): EventRow[] {
+  return pendingInputs(db, sessionId).filter((e) => {
+    const due = deferredDueAt(e);
+    return due === null || due <= nowMs;
+  });
 }

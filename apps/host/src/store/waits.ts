@@ -1,7 +1,7 @@
 import { and, eq, isNotNull, lte, ne } from "drizzle-orm";
 import type { HostDb } from "../db/open";
 import { waits } from "../db/schema";
-import { pendingInputs } from "./events";
+import { duePendingInputs } from "./events";
 
 /** One wait row. */
 export type WaitRow = typeof waits.$inferSelect;
@@ -42,7 +42,8 @@ export function createWait(
   return db.transaction(
     (tx) => {
       const superseded = supersedeWaits(tx as unknown as HostDb, wait.sessionId, wait.id, wait.nowMs);
-      const pending = pendingInputs(tx as unknown as HostDb, wait.sessionId).length > 0;
+      // A deferred input is not pending before its seconds pass: it wakes the session then (C8).
+      const pending = duePendingInputs(tx as unknown as HostDb, wait.sessionId, wait.nowMs).length > 0;
       const deadlineMs = wait.seconds === null ? null : wait.nowMs + Math.round(wait.seconds * 1000);
       const row = tx
         .insert(waits)

@@ -37,6 +37,16 @@ export interface TestSshd {
 
 const SSHD = ["/usr/sbin/sshd", "/usr/local/sbin/sshd", "/usr/bin/sshd"].find((p) => existsSync(p));
 
+/**
+ * The interpreter the remote side runs: the one the local workers use (KLBR_PYTHON, else the real
+ * `sys.executable` of `python3` on this PATH), by absolute path, since sshd's PATH may find another.
+ */
+function testPython(): string {
+  if (process.env.KLBR_PYTHON) return process.env.KLBR_PYTHON;
+  const found = spawnSync("python3", ["-c", "import sys; print(sys.executable)"], { encoding: "utf8" });
+  return found.status === 0 && found.stdout.trim() ? found.stdout.trim() : "python3";
+}
+
 function ppidOf(pid: number): number | null {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
@@ -174,6 +184,7 @@ async function start(): Promise<TestSshd> {
         continue;
       }
       const pid = child.pid!;
+      const python = testPython();
       const hostKey = readFileSync(join(dir, "host_key.pub"), "utf8").trim().split(" ").slice(0, 2).join(" ");
       const otherKey = readFileSync(join(dir, "other_key.pub"), "utf8").trim().split(" ").slice(0, 2).join(" ");
       writeFileSync(join(dir, "known_hosts"), `[127.0.0.1]:${port} ${hostKey}\n`);
@@ -189,7 +200,7 @@ async function start(): Promise<TestSshd> {
         target: (name, workdir = join(dir, "work")) => ({
           name,
           ssh: { host: "127.0.0.1", user, port, identity_file: join(dir, "client_key"), known_hosts: join(dir, "known_hosts") },
-          python: process.env.KLBR_PYTHON ?? "python3",
+          python,
           workdir,
         }),
         sessionOf: (target) => {

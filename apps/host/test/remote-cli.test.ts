@@ -20,7 +20,7 @@ describe.skipIf(!sshd)("klbr target add|list|remove|test", () => {
   const addArgs = (name: string, knownHosts: string) => [
     "add", name, "--host", "127.0.0.1", "--port", String(sshd!.port), "--user", sshd!.user,
     "--identity", sshd!.identityFile, "--known-hosts", knownHosts, "--workdir", join(sshd!.dir, "cw"),
-    "--python", process.env.KLBR_PYTHON ?? "python3",
+    "--python", sshd!.target("x").python,
   ];
 
   test("add writes the C14 entry (0600); a second add of the name is refused", async () => {
@@ -85,7 +85,7 @@ describe.skipIf(!sshd)("a daemon with a remote namespace", () => {
   test("status shows it; kill -9 of the daemon leaves no process on either side; the restart ends the generation host_restart", async () => {
     const workspace = tempDir("klbr-rw-");
     const add = await klbrRun(["-d", dataDir, "target", "add", "loop", "--host", "127.0.0.1", "--port", String(sshd!.port), "--user", sshd!.user,
-      "--identity", sshd!.identityFile, "--known-hosts", sshd!.knownHosts, "--workdir", join(sshd!.dir, "dw"), "--python", process.env.KLBR_PYTHON ?? "python3", "--replace"]);
+      "--identity", sshd!.identityFile, "--known-hosts", sshd!.knownHosts, "--workdir", join(sshd!.dir, "dw"), "--python", sshd!.target("x").python, "--replace"]);
     expect(add.code, add.stderr).toBe(0);
     let daemon = await serve(workspace);
     try {

@@ -291,6 +291,12 @@ describe("orientation", () => {
     expect(agenda.candidates.map((c) => c.candidate_id)).toContain("c-x");
     expect(agenda.candidates.map((c) => c.candidate_id)).not.toContain("c-style");
     expect(sessionAgenda(host.db, "root").candidates.map((c) => c.candidate_id)).not.toContain("c-agenda");
+    // The frontier block (C12) carries both, in C12's order, from the same rows.
+    const block = host.frontierBlock("agenda", Number.MAX_SAFE_INTEGER);
+    expect(block).toMatch(new RegExp(`## open work items\nwork item ${id}: agenda item \\(reason: because\\)\n`));
+    expect(block).toMatch(/## staged candidates\n(.*\n)*candidate c-agenda for agenda \(session agenda, digest [0-9a-f]{12}\): Agenda text\.\n/);
+    const order = ["## pending inputs", "## open work items", "## staged candidates", "## open waits", "## last cell"].map((t) => block.indexOf(t));
+    expect(order.every((at, i) => at >= 0 && (i === 0 || at > order[i - 1]!))).toBe(true);
     // klbr status shows every open work item and the adopted orientation of each scope.
     const status = host.status() as { open_work_items: Array<{ work_item_id: string }>; orientation: Array<{ scope: unknown; sources: Array<{ target: string }> }> };
     expect(status.open_work_items.map((w) => w.work_item_id)).toContain(id);

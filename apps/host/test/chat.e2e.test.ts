@@ -104,6 +104,7 @@ describe("klbr route + klbr chat", { timeout: 120_000 }, () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("[to operator] a note for the operator\n");
     expect(r.stdout).toContain("Sent you a note.\n");
+    expect((await klbr(["status"])).stdout).toContain("model      sessions driven by route scripted (chat, scripted-1)\n");
     await stop(daemon.child);
   });
 

@@ -144,6 +144,37 @@ describe("model turns (C10)", () => {
     expect(server.requests[0]!.body).not.toContain("ambient chatter");
   });
 
+  test("a peer session is driven on the default route too (C13): asked by the root, it answers, and the root is woken by the result", async () => {
+    server = await startScriptedServer();
+    const { host } = await drivenHost();
+    const peers = new Set<string>();
+    host.subscribe((n) => {
+      if (n.type === "model" && n.session_id !== "root") peers.add(n.session_id);
+    });
+    server.push(
+      { text: "Delegating.", calls: [{ code: "p = await runtime.peer_open('independent')\nawait runtime.peer_send(p['peer_id'], 'q1', 'what is 6*7?')\nawait runtime.wait(None, 'for the peer')" }] },
+      { text: "Answering.", calls: [{ code: "await runtime.peer_submit_result('q1', {'answer': 6 * 7})" }] },
+      // The peer's next request and the root's (woken by the result) may come in either order: same reply.
+      { text: "done" },
+      { text: "done" },
+    );
+    await say(host, "ask a peer");
+    while (server.requests.length < 4) {
+      await new Promise((r) => setTimeout(r, 20));
+      await host.turns!.idle();
+    }
+    await host.turns!.idle();
+    expect(peers.size).toBe(1);
+    const [peer] = [...peers];
+    const bySession = (id: string) => rows(host).filter((r) => r.sessionId === id);
+    expect(bySession(peer!).map((r) => r.status)).toEqual(["ok", "ok"]);
+    expect(bySession("root").map((r) => r.status)).toEqual(["ok", "ok"]);
+    expect(server.requests[1]!.body).toContain("peer request q1 from root");
+    const rootSecond = server.requests.find((r, i) => i > 1 && r.body.includes("Delegating."))!;
+    expect(rootSecond.body).toContain(`peer result q1 from ${peer}`);
+    expectReassembles(host);
+  });
+
   test("429 and 5xx are retried by the client and counted on the row", async () => {
     server = await startScriptedServer();
     const { host } = await drivenHost();

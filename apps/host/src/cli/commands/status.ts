@@ -21,6 +21,8 @@ export async function statusCommand(opts: CommonOptions & { json?: boolean }): P
     const lines = [`data dir   ${String(status.data_dir)}`, `workspace  ${String(status.workspace)}`];
     const sandbox = status.sandbox as { mode: string; network: boolean } | undefined;
     if (sandbox) lines.push(`sandbox    ${sandbox.mode}${sandbox.mode === "none" ? "" : ` (network ${sandbox.network ? "on" : "off"})`}`);
+    const driving = status.driving as { route: string; api: string; model: string } | null | undefined;
+    if (driving !== undefined) lines.push(`model      ${driving ? `sessions driven by route ${driving.route} (${driving.api}, ${driving.model})` : "no route drives sessions"}`);
     lines.push(hooks ? `hooks      pid ${String(hooks.pid)} ${String(hooks.state)} epoch ${String(hooks.epoch)} revision ${String(hooks.revision)}` : "hooks      none");
     for (const b of status.workbenches as Array<Record<string, unknown>>) {
       lines.push(`workbench  ${String(b.session_id)} ${String(b.generation)} pid ${String(b.pid)} ${String(b.state)}${b.running ? ` running ${String(b.running)}` : ""}`);

@@ -6,7 +6,6 @@ describe("public API", () => {
     expect(Object.keys(api).sort()).toEqual(
       [
         "KEEPER_PID_PREFIX",
-        "MAX_WORKDIR_BYTES",
         "RUNTIME_ABSENT",
         "RemoteError",
         "bundleDigest",
@@ -22,6 +21,7 @@ describe("public API", () => {
         "parseTargets",
         "probeTarget",
         "readTargets",
+        "remoteSocketPath",
         "remoteWorkerCommand",
         "shellJoin",
         "shellQuote",
@@ -41,11 +41,21 @@ describe("public API", () => {
     expect(api.keeperPid("noise\nklbr.keeper pid=4242 python=3.11.2\nmore")).toEqual({ pid: 4242, python: "3.11.2" });
     expect(api.keeperPid("klbr.keeper pid=12 python=3.11.2")).toBeNull();
     const target = api.parseTarget({ name: "t", ssh: { host: "h", port: 22, known_hosts: "/kh" }, workdir: "/srv/my work" });
-    const runtime = { digest: "d", dir: "/srv/my work/klbr-d", copied: false, python: "3.11.2" };
-    expect(api.remoteWorkerCommand(target, runtime, ["python3", "-m", "klbr.worker", "--token-stdin"])).toBe(
-      "test -f '/srv/my work/klbr-d/.klbr-digest' || { echo 'klbr.remote: runtime absent' >&2; exit 97; }; " +
-        "cd '/srv/my work' && exec env 'PYTHONPATH=/srv/my work/klbr-d' python3 -m klbr.worker --token-stdin",
+    const digest = "d".repeat(64);
+    expect(api.remoteWorkerCommand(target, { digest }, ["python3", "-m", "klbr.worker", "--token-stdin"])).toBe(
+      `test -f '/srv/my work/klbr-${digest}/.klbr-digest' || { echo 'klbr.remote: runtime absent' >&2; exit 97; }; ` +
+        `cd '/srv/my work' && exec env "PYTHONPATH=$PWD/klbr-${digest}" python3 -m klbr.worker --token-stdin`,
     );
+    expect(() => api.remoteWorkerCommand(target, { digest: "$(id)" }, ["x"])).toThrow(RangeError);
+  });
+
+  it("the worker's socket goes in the workdir when it fits, else in /tmp", () => {
+    const r = "a".repeat(24);
+    expect(api.remoteSocketPath("/srv/klbr", r)).toBe(`/srv/klbr/klbr-r-${r}.sock`);
+    expect(api.remoteSocketPath(`/${"w".repeat(80)}`, r)).toBe(`/tmp/klbr-r-${r}.sock`);
+    expect(api.remoteSocketPath("/a:b", r)).toBe(`/tmp/klbr-r-${r}.sock`);
+    expect(api.remoteSocketPath("klbr-work", r)).toBe(`/tmp/klbr-r-${r}.sock`);
+    expect(api.remoteSocketPath("/srv/klbr")).toMatch(/^\/srv\/klbr\/klbr-r-[0-9a-f]{24}\.sock$/);
   });
 
   it("the bundle digest is the spec's source identity, names sorted by UTF-8 bytes", () => {

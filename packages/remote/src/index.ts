@@ -1,7 +1,7 @@
 // @klbr/remote: klbr workers on other machines, over the system's OpenSSH client (C14).
 
 // Targets (<data>/targets.json)
-export { parseTarget, parseTargets, findTarget, withTarget, withoutTarget, MAX_WORKDIR_BYTES } from "./targets.js";
+export { parseTarget, parseTargets, findTarget, withTarget, withoutTarget } from "./targets.js";
 export type { SshEndpoint, Target, TargetsFile } from "./targets.js";
 export { readTargets, writeTargets, targetsPath } from "./targets-file.js";
 
@@ -18,7 +18,7 @@ export { ensureRuntime, installScript } from "./install.js";
 export type { InstalledRuntime } from "./install.js";
 export { probeTarget } from "./probe.js";
 export type { ProbeResult } from "./probe.js";
-export { startRemoteWorker, openRemoteWorker, remoteWorkerCommand, keeperPid, KEEPER_PID_PREFIX, RUNTIME_ABSENT } from "./start.js";
+export { startRemoteWorker, openRemoteWorker, remoteWorkerCommand, remoteSocketPath, keeperPid, KEEPER_PID_PREFIX, RUNTIME_ABSENT } from "./start.js";
 export type { OpenRemoteOptions, RemoteWorker, RemoteWorkerOptions } from "./start.js";
 
 // Errors

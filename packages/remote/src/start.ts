@@ -14,7 +14,7 @@ export const KEEPER_PID_PREFIX = "klbr.keeper pid=";
 export interface RemoteWorkerOptions
   extends Pick<StartWorkerOptions, "interruptGraceMs" | "sigintGraceMs" | "shutdownGraceMs" | "handshakeTimeoutMs" | "onStrayHostRequest"> {
   target: Target;
-  /** The runtime the worker runs from: `dir` is `<workdir>/klbr-<digest>`. */
+  /** The runtime the worker runs from: `<workdir>/klbr-<digest>`. */
   runtime: Pick<InstalledRuntime, "digest" | "dir">;
   sessionId: string;
   generation: string;
@@ -39,14 +39,27 @@ export const RUNTIME_ABSENT = "klbr.remote: runtime absent";
 /**
  * The remote command line: refuse (exit 97, {@link RUNTIME_ABSENT}) unless the runtime's digest
  * file is there, so a warm start needs no separate check; then the work directory, the runtime on
- * PYTHONPATH, and the worker's argv.
+ * PYTHONPATH (from `$PWD`, so a workdir relative to the remote home works too; the digest is hex),
+ * and the worker's argv.
  */
-export function remoteWorkerCommand(target: Target, runtime: Pick<InstalledRuntime, "dir">, workerArgv: string[]): string {
-  const marker = shellQuote(`${runtime.dir}/.klbr-digest`);
+export function remoteWorkerCommand(target: Target, runtime: Pick<InstalledRuntime, "digest">, workerArgv: string[]): string {
+  if (!/^[0-9a-f]{64}$/.test(runtime.digest)) throw new RangeError(`runtime digest ${JSON.stringify(runtime.digest)} is not 64 hex digits`);
+  const marker = shellQuote(`${target.workdir}/klbr-${runtime.digest}/.klbr-digest`);
   return (
     `test -f ${marker} || { echo ${shellQuote(RUNTIME_ABSENT)} >&2; exit 97; }; ` +
-    `cd ${shellQuote(target.workdir)} && exec env ${shellQuote(`PYTHONPATH=${runtime.dir}`)} ${shellJoin(workerArgv)}`
+    `cd ${shellQuote(target.workdir)} && exec env "PYTHONPATH=$PWD/klbr-${runtime.digest}" ${shellJoin(workerArgv)}`
   );
+}
+
+/**
+ * Where the target's sshd listens for the worker: `<workdir>/klbr-r-<random>.sock` when the
+ * workdir is absolute and the path fits a Unix socket address (107 bytes) without a `:` (ssh's
+ * `-R remote:local` would split there), else `/tmp/klbr-r-<random>.sock`. sshd creates it 0600
+ * (StreamLocalBindMask), the name is 96 random bits, and the keeper removes it when it exits.
+ */
+export function remoteSocketPath(workdir: string, random: string = randomBytes(12).toString("hex")): string {
+  const inWorkdir = `${workdir}/klbr-r-${random}.sock`;
+  return workdir.startsWith("/") && !inWorkdir.includes(":") && Buffer.byteLength(inWorkdir) <= 107 ? inWorkdir : `/tmp/klbr-r-${random}.sock`;
 }
 
 /** The keeper's first line in a stdout tail (`klbr.keeper pid=N python=V`), or null. */
@@ -67,7 +80,7 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  */
 export async function startRemoteWorker(opts: RemoteWorkerOptions): Promise<RemoteWorker> {
   const { target, runtime } = opts;
-  const remoteSocket = `${target.workdir}/klbr-r-${randomBytes(12).toString("hex")}.sock`;
+  const remoteSocket = remoteSocketPath(target.workdir);
   let worker: Worker;
   try {
     worker = await startWorker({

@@ -17,7 +17,7 @@ export interface Target {
   ssh: SshEndpoint;
   /** The remote interpreter (a command name or a path). */
   python: string;
-  /** Absolute remote directory holding `klbr-<digest>` runtimes and the worker sockets. */
+  /** Remote directory holding `klbr-<digest>` runtimes (relative: to the remote user's home). */
   workdir: string;
 }
 
@@ -32,11 +32,6 @@ const IDENTIFIER = /^[A-Za-z0-9_.-]{1,128}$/;
 const HOST = /^[A-Za-z0-9_.:%[\]-]{1,255}$/;
 const USER = /^[A-Za-z0-9_.][A-Za-z0-9_.@-]{0,63}$/;
 
-/**
- * The longest workdir: the worker's socket `<workdir>/klbr-r-<24 hex>.sock` must fit a Unix socket
- * address (107 bytes) on the remote side.
- */
-export const MAX_WORKDIR_BYTES = 107 - "/klbr-r-".length - 24 - ".sock".length;
 
 function fail(where: string, message: string): never {
   throw new RemoteError("REMOTE_TARGET_INVALID", `${where}: ${message}`);
@@ -71,10 +66,11 @@ export function parseTarget(value: unknown): Target {
   const identity = ssh.identity_file ?? null;
   const python = top.python ?? "python3";
   if (typeof python !== "string" || python.length === 0 || python.length > 4096 || /[\0\n]/.test(python)) fail(where, `python ${JSON.stringify(python)} is not a command`);
-  const workdir = path(where, top.workdir, "workdir").replace(/(.)\/+$/, "$1");
-  // ssh's -R takes `remote:local`: a colon in the remote socket path would split it.
-  if (workdir.includes(":")) fail(where, `workdir ${JSON.stringify(workdir)} may not contain ":"`);
-  if (Buffer.byteLength(workdir) > MAX_WORKDIR_BYTES) fail(where, `workdir is ${Buffer.byteLength(workdir)} bytes; at most ${MAX_WORKDIR_BYTES} leave room for the worker's socket`);
+  const rawWorkdir = top.workdir;
+  if (typeof rawWorkdir !== "string" || rawWorkdir.length === 0 || Buffer.byteLength(rawWorkdir) > 4096 || /[\0\n]/.test(rawWorkdir)) {
+    fail(where, `workdir must be a directory path, got ${JSON.stringify(rawWorkdir)}`);
+  }
+  const workdir = rawWorkdir.replace(/(.)\/+$/, "$1");
   return {
     name,
     ssh: {

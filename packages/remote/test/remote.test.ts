@@ -1,4 +1,6 @@
-import { mkdirSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, rmSync } from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { isLive, startTestSshd } from "../../../test-support/sshd.js";
@@ -100,6 +102,26 @@ describe.skipIf(!sshd)("remote workers over a real sshd on loopback", () => {
     expect(await warm.remote.worker.execute("6 * 7")).toMatchObject({ status: "ok", output: [{ text: "42" }] });
     await warm.remote.worker.shutdown();
     await nothingLeft(warm.remote);
+  });
+
+  it("a workdir relative to the remote home works (the worker's socket then lives in /tmp)", async () => {
+    const relative = `.cache/klbr-test-${process.pid}-${++seq}`;
+    const t = parseTarget({ ...sshd!.target("loop"), workdir: relative });
+    try {
+      const { remote, runtime } = await openRemoteWorker({ target: t, bundle, script, sessionId: "root", generation: "g-rel" });
+      started.push(remote);
+      expect(runtime.copied).toBe(true);
+      expect(remote.remoteSocket).toMatch(/^\/tmp\/klbr-r-[0-9a-f]{24}\.sock$/);
+      expect(await remote.worker.execute("import klbr, os\n(os.getcwd(), os.path.dirname(os.path.dirname(klbr.__file__)))")).toMatchObject({
+        status: "ok",
+        output: [{ text: String([join(homedir(), relative), join(homedir(), relative, `klbr-${bundle.digest}`)].map((p) => `'${p}'`).join(", ")).replace(/^/, "(").replace(/$/, ")") }],
+      });
+      await remote.worker.shutdown();
+      await nothingLeft(remote);
+      expect(existsSync(remote.remoteSocket)).toBe(false);
+    } finally {
+      rmSync(join(homedir(), relative), { recursive: true, force: true });
+    }
   });
 
   it("startRemoteWorker without the runtime there is REMOTE_RUNTIME_ABSENT, leaving nothing", async () => {

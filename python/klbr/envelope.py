@@ -49,6 +49,8 @@ __all__ = [
     "MAX_WAIT_SECONDS",
     "MAX_WORK_ITEM_TEXT_BYTES",
     "MAX_CANDIDATE_TEXT_BYTES",
+    "MAX_PEER_CONTENT_BYTES",
+    "MAX_PEER_WAIT_MS",
     "WORK_ITEM_OUTCOMES",
     "METHOD_ALIASES",
     "OUTPUT_STREAMS",
@@ -91,6 +93,10 @@ MAX_SEND_TEXT_BYTES = 65_536
 MAX_WORK_ITEM_TEXT_BYTES = 4096
 #: ``orientation.stage`` ``text`` is 1..this many UTF-8 bytes (C11).
 MAX_CANDIDATE_TEXT_BYTES = 65_536
+#: ``peer.send`` ``content`` is 1..this many UTF-8 bytes (C13).
+MAX_PEER_CONTENT_BYTES = 65_536
+#: Largest ``peer.result`` ``wait_ms`` (C13); the smallest is 0.
+MAX_PEER_WAIT_MS = 600_000
 #: ``maintenance.assess`` outcomes (C11): ``deferred`` keeps the item open, the others close it.
 WORK_ITEM_OUTCOMES = ("no-change", "changed", "abandoned", "deferred")
 #: Upper bound of ``runtime.wait`` and hook ``defer`` seconds; the lower bound 0 is exclusive.
@@ -447,7 +453,6 @@ _evidence_refs = _check(
 _argv = _check(_string_array, lambda argv: len(argv) > 0, "ENVELOPE_INVALID_FIELD", "a non-empty argv")
 _any_array = _array(_unknown)
 _peer_open = (("mode", _string), ("evidence", _any_array))
-_peer_send = (("peer_id", _identifier), ("request_id", _identifier), ("content", _string), ("evidence", _any_array))
 
 
 def _non_empty_text(limit: int) -> Validator:
@@ -460,6 +465,14 @@ def _non_empty_text(limit: int) -> Validator:
         return value
 
     return validate
+
+
+_peer_send = (
+    ("peer_id", _identifier),
+    ("request_id", _identifier),
+    ("content", _non_empty_text(MAX_PEER_CONTENT_BYTES)),
+    ("evidence", _any_array),
+)
 
 
 #: An orientation scope (C11): ``{"kind": "global"}`` or ``{"kind": "session", "session_id": id}``.
@@ -519,7 +532,7 @@ _REQUESTS = dict(
         _method("agents.open", *_peer_open),
         _method("peer.send", *_peer_send),
         _method("peer.message", *_peer_send),
-        _method("peer.result", ("request_id", _identifier), ("wait_ms", _integer(0))),
+        _method("peer.result", ("request_id", _identifier), ("wait_ms", _integer(0, MAX_PEER_WAIT_MS))),
         _method("peer.submit_result", ("request_id", _identifier), ("result", _object_value)),
         _method("peer.cancel", ("request_id", _identifier)),
         _method("peer.get", ("peer_id", _identifier)),

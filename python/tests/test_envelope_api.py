@@ -101,9 +101,9 @@ def test_nan_and_infinity_are_refused_even_if_a_caller_builds_them():
 
 
 def test_integers_beyond_the_safe_range_are_refused():
-    request = {"method": "peer.result", "request_id": "r", "wait_ms": 2**53}
+    request = {"method": "behavior.activate", "path": "/r", "expected_epoch": 2**53}
     assert _code(parse_host_request, request) == "ENVELOPE_INVALID_FIELD"
-    assert parse_host_request({**request, "wait_ms": 2**53 - 1})["wait_ms"] == 2**53 - 1
+    assert parse_host_request({**request, "expected_epoch": 2**53 - 1})["expected_epoch"] == 2**53 - 1
 
 
 def test_error_carries_code_path_and_value_and_names_them():

@@ -50,7 +50,7 @@ requests = st.one_of(
     _fixed(method="orientation.stage", candidate_id=identifiers, text=st.text(min_size=1, max_size=40), target=identifiers, scope=scopes),
     _fixed(method="orientation.current", scope=scopes),
     _fixed(method=st.sampled_from(["peer.open", "agents.open"]), mode=texts, evidence=st.lists(json_values, max_size=3)),
-    _fixed(method=st.sampled_from(["peer.send", "peer.message"]), peer_id=identifiers, request_id=identifiers, content=texts, evidence=st.just([])),
+    _fixed(method=st.sampled_from(["peer.send", "peer.message"]), peer_id=identifiers, request_id=identifiers, content=st.text(min_size=1, max_size=40), evidence=st.just([])),
     _fixed(method="peer.submit_result", request_id=identifiers, result=json_objects),
     _fixed(method="peer.stop", peer_id=identifiers, drain=st.booleans()),
     _fixed(

@@ -215,8 +215,10 @@ describe("limits", () => {
     const p = py(opened.peer_id);
     expect(await call("root", "await runtime.peer_open('shared')")).toMatchObject({ error: "invalid_request", message: expect.stringContaining("shared") });
     expect(await call("root", `await runtime.peer_send(${p}, 'l1', '')`)).toMatchObject({ error: "invalid_request" });
-    expect(await call("root", `await runtime.peer_send(${p}, 'l2', 'x' * 65537)`)).toMatchObject({ error: "invalid_request", message: expect.stringContaining("65537") });
+    expect(await call("root", `await runtime.peer_send(${p}, 'l2', 'x' * 65537)`)).toMatchObject({ error: "invalid_request", message: expect.stringContaining("at most 65536 UTF-8 bytes") });
     expect(await call("root", `await runtime.peer_send(${p}, 'l3', 'é' * 32768)`)).toMatchObject({ status: "queued" });
+    // Refused requests leave nothing behind.
+    expect(host.db.select().from(peerRequests).all().filter((r) => ["l1", "l2"].includes(r.requestId))).toEqual([]);
     expect(await call("root", "await runtime.peer_result('l3', wait_ms=600001)")).toMatchObject({ error: "invalid_request" });
     expect(await call("root", "await runtime.peer_result('l3', wait_ms=1)")).toMatchObject({ status: "pending" });
     expect(await call(opened.session_id, "await runtime.peer_submit_result('l3', {'x': 'y' * 262200})")).toMatchObject({ error: "invalid_request" });

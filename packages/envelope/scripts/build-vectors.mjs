@@ -101,7 +101,8 @@ ok("request: agents.open (alias of peer.open)", req({ method: "agents.open", mod
 ok("request: peer.send", req({ method: "peer.send", peer_id: "p", request_id: "req-1", content: "c", evidence: [] }));
 ok("request: peer.message (alias of peer.send)", req({ method: "peer.message", peer_id: "p", request_id: "req-1", content: "c", evidence: [] }));
 ok("request: peer.result", req({ method: "peer.result", request_id: "req-1", wait_ms: 0 }));
-ok("request: peer.result with the largest safe wait", req({ method: "peer.result", request_id: "req-1", wait_ms: 9007199254740991 }));
+ok("request: peer.result with the longest wait (600000 ms, C13)", req({ method: "peer.result", request_id: "req-1", wait_ms: 600000 }));
+ok("request: peer.send with content of exactly 65536 UTF-8 bytes (multi-byte)", req({ method: "peer.send", peer_id: "p", request_id: "req-1", content: euroBytes(65536), evidence: [] }), { expected: "input" });
 ok("request: peer.submit_result", req({ method: "peer.submit_result", request_id: "req-1", result: {} }));
 ok("request: peer.cancel", req({ method: "peer.cancel", request_id: "req-1" }));
 ok("request: peer.get", req({ method: "peer.get", peer_id: "p" }));
@@ -134,7 +135,7 @@ ok("hook_input: delivery.review", delivery(), { entry: "hook_input", slot: "deli
 ok("hook_result: attention.plan wake 0", { action: "wake", priority: 0 }, { entry: "hook_result", slot: "attention.plan" });
 ok("hook_result: attention.plan defer 600", { action: "defer", seconds: 600 }, { entry: "hook_result", slot: "attention.plan" });
 ok("hook_result: delivery.review hold", { action: "hold", reason: "" }, { entry: "hook_result", slot: "delivery.review" });
-ok("host_request: peer.message alone", { method: "peer.message", peer_id: "p", request_id: "r", content: "", evidence: [] }, { entry: "host_request" });
+ok("host_request: peer.message alone", { method: "peer.message", peer_id: "p", request_id: "r", content: "c", evidence: [] }, { entry: "host_request" });
 ok("hello: expected role hooks", helloHooks(), { entry: "hello", role: "hooks" });
 ok("hello: no expected role", helloWb(), { entry: "hello" });
 
@@ -276,8 +277,11 @@ bad("maintenance.assess: unknown outcome", req({ method: "maintenance.assess", w
 bad("maintenance.assess: work_item_id not an identifier", req({ method: "maintenance.assess", work_item_id: "w i", outcome: "changed" }), "ENVELOPE_BAD_IDENTIFIER", "message.request.work_item_id");
 bad("orientation.adopt: bad operation_id", req({ method: "orientation.adopt", candidate_id: "c", operation_id: "" }), "ENVELOPE_BAD_IDENTIFIER", "message.request.operation_id");
 bad("peer.open: evidence not an array", req({ method: "peer.open", mode: "m", evidence: {} }), "ENVELOPE_INVALID_FIELD", "message.request.evidence");
-bad("peer.message: bad peer_id", req({ method: "peer.message", peer_id: "p q", request_id: "r", content: "", evidence: [] }), "ENVELOPE_BAD_IDENTIFIER", "message.request.peer_id");
+bad("peer.message: bad peer_id", req({ method: "peer.message", peer_id: "p q", request_id: "r", content: "c", evidence: [] }), "ENVELOPE_BAD_IDENTIFIER", "message.request.peer_id");
+bad("peer.send: empty content (C13: 1..65536 bytes)", req({ method: "peer.send", peer_id: "p", request_id: "r", content: "", evidence: [] }), "ENVELOPE_INVALID_FIELD", "message.request.content");
+bad("peer.message: content of 65537 bytes", req({ method: "peer.message", peer_id: "p", request_id: "r", content: euroBytes(65537), evidence: [] }), "ENVELOPE_LIMIT_EXCEEDED", "message.request.content");
 bad("peer.result: negative wait_ms", req({ method: "peer.result", request_id: "r", wait_ms: -1 }), "ENVELOPE_INVALID_FIELD", "message.request.wait_ms");
+bad("peer.result: wait_ms 600001 (C13: 0..600000)", req({ method: "peer.result", request_id: "r", wait_ms: 600001 }), "ENVELOPE_INVALID_FIELD", "message.request.wait_ms");
 bad("peer.submit_result: result an array", req({ method: "peer.submit_result", request_id: "r", result: [] }), "ENVELOPE_NOT_OBJECT", "message.request.result");
 bad("peer.stop: drain a string", req({ method: "peer.stop", peer_id: "p", drain: "yes" }), "ENVELOPE_INVALID_FIELD", "message.request.drain");
 bad("peer.list: a parameter", req({ method: "peer.list", limit: 5 }), "ENVELOPE_UNKNOWN_FIELD", "message.request.limit");

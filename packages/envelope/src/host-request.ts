@@ -2,6 +2,8 @@ import * as v from "valibot";
 import {
   MAX_CANDIDATE_TEXT_BYTES,
   MAX_EVIDENCE_REFS,
+  MAX_PEER_CONTENT_BYTES,
+  MAX_PEER_WAIT_MS,
   MAX_RUN_OUTPUT_BYTES,
   MAX_RUN_TIMEOUT_MS,
   MAX_SEND_TEXT_BYTES,
@@ -38,7 +40,7 @@ const evidenceRefs = v.pipe(
 );
 
 const peerOpenParams = { mode: v.string(), evidence: v.array(v.unknown()) };
-const peerSendParams = { peer_id: identifier, request_id: identifier, content: v.string(), evidence: v.array(v.unknown()) };
+const peerSendParams = { peer_id: identifier, request_id: identifier, content: nonEmptyText(MAX_PEER_CONTENT_BYTES), evidence: v.array(v.unknown()) };
 
 /** One strict schema per host request method (aliases included), in spec order. */
 const requestOptions = [
@@ -82,7 +84,7 @@ const requestOptions = [
   v.strictObject({ method: method("agents.open"), ...peerOpenParams }),
   v.strictObject({ method: method("peer.send"), ...peerSendParams }),
   v.strictObject({ method: method("peer.message"), ...peerSendParams }),
-  v.strictObject({ method: method("peer.result"), request_id: identifier, wait_ms: integer(0) }),
+  v.strictObject({ method: method("peer.result"), request_id: identifier, wait_ms: integer(0, MAX_PEER_WAIT_MS) }),
   v.strictObject({ method: method("peer.submit_result"), request_id: identifier, result: objectValue }),
   v.strictObject({ method: method("peer.cancel"), request_id: identifier }),
   v.strictObject({ method: method("peer.get"), peer_id: identifier }),

@@ -38,6 +38,8 @@ describe("public surface", () => {
         "MAX_IDENTIFIER_LENGTH",
         "MAX_OUTPUT_RECORDS",
         "MAX_OUTPUT_TEXT_BYTES",
+        "MAX_PEER_CONTENT_BYTES",
+        "MAX_PEER_WAIT_MS",
         "MAX_PRIORITY",
         "MAX_REQUESTS_PER_CELL",
         "MAX_RUNTIME_VERSION_BYTES",

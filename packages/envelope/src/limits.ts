@@ -20,6 +20,10 @@ export const MAX_SEND_TEXT_BYTES = 65_536;
 export const MAX_WORK_ITEM_TEXT_BYTES = 4096;
 /** `orientation.stage` `text` is 1..this many UTF-8 bytes (C11). */
 export const MAX_CANDIDATE_TEXT_BYTES = 65_536;
+/** `peer.send` `content` is 1..this many UTF-8 bytes (C13). */
+export const MAX_PEER_CONTENT_BYTES = 65_536;
+/** Largest `peer.result` `wait_ms` (C13); the smallest is 0. */
+export const MAX_PEER_WAIT_MS = 600_000;
 /** `maintenance.assess` outcomes (C11): `deferred` keeps the item open, the others close it. */
 export const WORK_ITEM_OUTCOMES = ["no-change", "changed", "abandoned", "deferred"] as const;
 /** Upper bound of `runtime.wait` and hook `defer` seconds; the lower bound 0 is exclusive. */

@@ -674,7 +674,8 @@ def _stop(index: int, error: HeaderError) -> dict:
 
 def resolve(chain: Sequence[Any]) -> dict:
     """The exact current text of a chain: start at the last pin, apply each later revision with
-    verification, stop at the first link that does not reconstruct. Never raises for a bad link.
+    verification; at a link that does not reconstruct keep the last text that did and resume only
+    at a later full revision. Never raises for a bad link (``stopped`` names the first).
     Returns ``{text, digest, sources, head, index, complete, stopped: None or {index, code, message}}``."""
     head = -1
     for i in range(len(chain) - 1, -1, -1):
@@ -696,12 +697,24 @@ def resolve(chain: Sequence[Any]) -> dict:
         state = {"text": pin["text"], "digest": digest, "sources": None}
     except HeaderError as error:
         return {**empty, "complete": False, "stopped": _stop(head, error)}
+    index = head
+    stopped = None
     for i in range(head + 1, len(chain)):
+        # Past a link that did not reconstruct, only a full revision (verified on its own) resumes.
+        if index != i - 1 and not _is_full_revision(chain[i]):
+            continue
         try:
             state = _step(state, chain[i])
+            index = i
         except HeaderError as error:
-            return {**state, "head": head, "index": i - 1, "complete": False, "stopped": _stop(i, error)}
-    return {**state, "head": head, "index": len(chain) - 1, "complete": True, "stopped": None}
+            if stopped is None:
+                stopped = _stop(i, error)
+    return {**state, "head": head, "index": index, "complete": stopped is None, "stopped": stopped}
+
+
+def _is_full_revision(link: Any) -> bool:
+    change = link.get("change") if isinstance(link, dict) else None
+    return isinstance(change, dict) and change.get("form") == "full"
 
 
 def _pin(sources: Any, now: Any, reason: str) -> dict:
@@ -734,7 +747,8 @@ def observe(chain: Sequence[Any], sources: Any, actor: Any, now: Any) -> Optiona
     digest = sha256_hex(text)
     if digest == current["digest"]:
         return None
-    if current["text"] is None:
+    # A chain whose tail does not reconstruct: carry the whole text so it is readable again.
+    if current["text"] is None or current["index"] != len(chain) - 1:
         change = {"form": "full", "text": text}
     else:
         change = revise(current["sources"] if current["sources"] is not None else current["text"], checked)

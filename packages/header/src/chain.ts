@@ -25,7 +25,7 @@ export interface Resolution {
   head: number;
   /** Index of the last link that reconstructed, or -1. */
   index: number;
-  /** True when every link from the head to the end reconstructed. */
+  /** True when every link from the head to the end reconstructed (`index` is then the last link). */
   complete: boolean;
   /** The link that stopped the chain, or null when it is complete. */
   stopped: ResolveStop | null;
@@ -63,8 +63,9 @@ function stopOf(index: number, error: unknown): ResolveStop {
 
 /**
  * The exact current text of a chain (what `runtime.instructions` serves): start at the last pin,
- * apply each later revision with verification, and stop at the first link that does not
- * reconstruct, keeping the last text that did. Never throws for a bad link; `stopped` says where.
+ * apply each later revision with verification; at a link that does not reconstruct keep the last
+ * text that did, and resume only at a later full revision (verified on its own). Never throws for
+ * a bad link; `stopped` names the first, `index` the last link that reconstructed.
  */
 export function resolve(chain: readonly unknown[]): Resolution {
   let head = -1;
@@ -91,12 +92,22 @@ export function resolve(chain: readonly unknown[]): Resolution {
   } catch (error) {
     return { ...empty, complete: false, stopped: stopOf(head, error) };
   }
+  let index = head;
+  let stopped: ResolveStop | null = null;
   for (let i = head + 1; i < chain.length; i++) {
+    // Past a link that did not reconstruct, only a full revision (verified on its own) makes the
+    // chain readable again; the observation after a failure carries one (rule 2).
+    if (index !== i - 1 && !isFullRevision(chain[i])) continue;
     try {
       state = step(state, chain[i]);
+      index = i;
     } catch (error) {
-      return { ...state, head, index: i - 1, complete: false, stopped: stopOf(i, error) };
+      stopped ??= stopOf(i, error);
     }
   }
-  return { ...state, head, index: chain.length - 1, complete: true, stopped: null };
+  return { ...state, head, index, complete: stopped === null, stopped };
+}
+
+function isFullRevision(link: unknown): boolean {
+  return (link as { change?: { form?: unknown } } | null)?.change?.form === "full";
 }

@@ -36,8 +36,10 @@ export function observe(chain: readonly unknown[], sources: readonly SourceInput
   const text = joinSources(next);
   const digest = sha256Hex(text);
   if (digest === current.digest) return null;
-  // A head that does not reconstruct leaves no base to patch against: carry the whole text.
-  const change = current.text === null ? { form: "full" as const, text } : revise(current.sources ?? current.text, next);
+  // A chain whose tail does not reconstruct leaves no base a reader can reach: carry the whole
+  // text, so the chain is readable again from this observation on.
+  const broken = current.text === null || current.index !== chain.length - 1;
+  const change = broken ? { form: "full" as const, text } : revise(current.sources ?? current.text!, next);
   return { type: "header_revision", digest, change, sources: recordSources(next), actor: checkedActor, observed_at_ms: observedAt };
 }
 

@@ -37,7 +37,10 @@ export interface CompletionBase {
 /** A cell result the worker sent. */
 export type WorkerCellCompletion = CompletionBase & CellResult & { source: "worker" };
 
-/** A cell the host ended (hard stop or shutdown) before the worker completed it. */
+/**
+ * A cell the host ended (hard stop or shutdown) before the worker completed it, or whose worker the
+ * ladder's SIGINT killed (`rung: "sigint"`: the worker died of that signal while the ladder ran).
+ */
 export interface HostInterruptedCompletion extends CompletionBase {
   kind: "cell";
   status: "interrupted";
@@ -45,7 +48,7 @@ export interface HostInterruptedCompletion extends CompletionBase {
   truncated_bytes: 0;
   error: string;
   source: "host";
-  rung: "hard_stop";
+  rung: "hard_stop" | "sigint";
   reason: string;
   exit: ExitInfo | null;
   tails: OutputTails;

@@ -48,8 +48,30 @@ export function hostFailure(op: OperationRef, reason: string, detail: string, ex
   };
 }
 
-/** The record of a cell still running when its worker ended: interrupted if the host stopped it, else failed. */
-export function cellEnd(cell: OperationRef, stop: StopInfo, exit: WorkerExit): CellCompletion {
+/**
+ * The record of a cell still running when its worker ended: interrupted if the host stopped it, or
+ * if the worker died of SIGINT while the interrupt ladder ran (`rung` set: the ladder's signal
+ * ended it, rung `sigint`); else failed.
+ */
+export function cellEnd(cell: OperationRef & { rung?: string }, stop: StopInfo, exit: WorkerExit): CellCompletion {
+  if (stop.kind === "invalidated" && (cell.rung === "message" || cell.rung === "sigint") && exit.signal === "SIGINT" && stop.reason === "worker_exited") {
+    return {
+      id: cell.id,
+      startedAt: cell.startedAt,
+      endedAt: Date.now(),
+      endedBy: "sigint",
+      kind: "cell",
+      status: "interrupted",
+      output: [],
+      truncated_bytes: 0,
+      error: "the worker died of the interrupt ladder's SIGINT",
+      source: "host",
+      rung: "sigint",
+      reason: "interrupt_sigint",
+      exit: { code: exit.code, signal: exit.signal },
+      tails: exit.tails,
+    };
+  }
   if (stop.kind === "invalidated") return hostFailure(cell, stop.reason, stop.detail, exit);
   const completion: HostInterruptedCompletion = {
     id: cell.id,

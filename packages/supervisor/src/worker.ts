@@ -787,7 +787,12 @@ class WorkerProcess implements Worker {
     );
     const cell = this.#cell?.op;
     this.#cell = undefined;
-    if (cell) cell.settle(cellEnd(cell, stop, exit));
+    if (cell) {
+      const end = cellEnd(cell, stop, exit);
+      // The worker's own kick at the message rung is a SIGINT too: the ladder reports what ended it.
+      if (end.endedBy === "sigint") cell.rung = "sigint";
+      cell.settle(end);
+    }
     const calls = [...(this.#hookInFlight ? [this.#hookInFlight] : []), ...this.#hookQueue.splice(0)];
     this.#hookInFlight = undefined;
     for (const call of calls) {

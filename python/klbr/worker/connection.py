@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import socket
 import threading
 from typing import Any, Callable
@@ -105,6 +106,12 @@ class Connection:
         self.session_id = session_id
         self.generation = generation
         self.closed = False
+        #: Only the process that connected writes: a child a cell forked shares the socket, and a
+        #: frame from it would be a second, foreign completion (see :meth:`_write`).
+        self.pid = os.getpid()
+        #: Called (loop thread) once when a write fails: the connection can no longer carry a
+        #: completion, so the worker must end rather than run on unheard.
+        self.on_broken: Callable[[OSError], Any] | None = None
         self._thread: threading.Thread | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._outbox: list[bytes] = []
@@ -171,6 +178,8 @@ class Connection:
 
     def send_now(self, frame: bytes) -> None:
         """Write ``frame`` immediately (the hello, before the loop runs)."""
+        if os.getpid() != self.pid:
+            return
         self.sock.sendall(frame)
 
     def send(self, frame: bytes) -> None:
@@ -202,13 +211,16 @@ class Connection:
         self._write(data)
 
     def _write(self, data: bytes) -> None:
-        if self.closed:
+        if self.closed or os.getpid() != self.pid:
             return
         try:
             self.sock.sendall(data)
-        except OSError:
-            # The host is gone; the reader sees EOF and ends the worker.
+        except OSError as error:
+            # The host is gone (the reader sees EOF too), or a cell closed or replaced the socket's
+            # fd (the reader may never see anything): either way nothing more can be said.
             self.closed = True
+            if self.on_broken is not None:
+                self.on_broken(error)
 
     def start(
         self,
@@ -282,5 +294,8 @@ class Connection:
             self.sock.shutdown(socket.SHUT_RDWR)
         except OSError:
             pass
-        self.sock.close()
+        try:
+            self.sock.close()
+        except OSError:
+            pass  # a cell closed the fd already (EBADF)
 

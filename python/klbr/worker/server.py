@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import errno
 import contextvars
 import os
 import signal
@@ -152,6 +153,11 @@ class Worker:
         self._ending = threading.Lock()
         self._ending_started = False
         self._queue: collections.deque[dict] = collections.deque()
+        #: The id of the last ``execute`` the reader thread read, and an interrupt that arrived for
+        #: it before the loop started it (the loop may be blocked by nothing yet, or by the cell
+        #: itself the moment it starts): the cell is then kicked as soon as its code runs.
+        self._last_execute_read: str | None = None
+        self._early_interrupt: str | None = None
         self._actor: asyncio.Task | None = None
         if role == "workbench":
             self.runtime = Runtime(self.client)
@@ -172,6 +178,7 @@ class Worker:
         sys.setswitchinterval(SWITCH_INTERVAL)
         signal.signal(signal.SIGINT, self._on_sigint)
         signal.signal(signal.SIGTERM, self._on_sigterm)
+        self.conn.on_broken = self._on_broken
         self.conn.send_now(self.conn.encode(hello))
         self.conn.start(self.loop, self._on_message, self._on_end, self._on_arrival)
         self.loop.call_later(self.reap_interval, self._reap)
@@ -198,6 +205,13 @@ class Worker:
         assert self.loop is not None
         self.loop.stop()
 
+    def _on_broken(self, error: OSError) -> None:
+        # The host hung up: the reader sees the EOF and ends the worker as that says (clean or not).
+        if error.errno in (errno.EPIPE, errno.ECONNRESET, errno.ESHUTDOWN):
+            return
+        # The fd is not our socket any more (a cell closed or replaced it): nothing can reach the host.
+        self._finish(2, f"the connection is unusable ({type(error).__name__}: {error}); exiting")
+
     def _reap(self) -> None:
         if self.exit_code is not None:
             return
@@ -214,8 +228,16 @@ class Worker:
         """Runs on the reader thread, right after the message was queued for the loop."""
         kind = message.get("kind")
         fg = self.fg
-        if kind == "interrupt":
-            if fg is not None and fg.id == message.get("id"):
+        if kind == "execute":
+            self._last_execute_read = message.get("id")
+        elif kind == "interrupt":
+            target = message.get("id")
+            if target is not None and target == self._last_execute_read:
+                # Set before self.fg is read again; _execute sets self.fg before reading this, so
+                # whichever side comes second sees the other's write.
+                self._early_interrupt = target
+                fg = self.fg
+            if fg is not None and fg.id == target:
                 self._kick_when_armed(fg)
         elif kind in ("shutdown", "<end>"):
             if fg is not None:
@@ -314,6 +336,10 @@ class Worker:
             self._finish(2, f"protocol error: the host sent a {kind!r} message")
 
     def _complete(self, operation_id: str, result: dict) -> None:
+        if os.getpid() != self.conn.pid:
+            # A child the cell forked ran the cell's rest: it never speaks for the worker. Gone
+            # quietly, without the worker's exit path (which would sweep the worker's own tree).
+            os._exit(0)
         if self.exit_code is not None:
             return
         try:
@@ -361,6 +387,10 @@ class Worker:
         context = contextvars.copy_context()
         context.run(current_scope.set, scope)
         self.fg = fg
+        if self._early_interrupt == operation_id:
+            # Interrupted before it started: its code is kicked the moment it is armed.
+            fg.interrupted = True
+            fg.kick_pending = True
         sys.stdout, sys.stderr = self._stdout, self._stderr
         fg.on_done = lambda task: self._cell_done(fg, task)
         # The task's first step runs within start_task: the Foreground has its task and done
@@ -434,6 +464,8 @@ class Worker:
         if fg.scope.yielded:
             status, error = "yielded", None
         self.client.expire(fg.scope)
+        if self._early_interrupt == fg.id:
+            self._early_interrupt = None
         if self.fg is fg:
             self.fg = None
         if error is not None:

@@ -21,9 +21,11 @@ command's environment changes what the guard does.
 import ctypes
 import errno
 import os
-import signal
 import sys
 import time
+
+# The C module: `signal` itself imports enum, which is most of this script's start-up time.
+import _signal as signal
 
 PR_SET_PDEATHSIG = 1
 PR_SET_CHILD_SUBREAPER = 36

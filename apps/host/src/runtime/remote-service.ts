@@ -242,6 +242,7 @@ export class RemoteNamespaces implements RemoteService {
       if (done.status !== "running") return done.completion as CompletionRecord;
       const inflight = this.#live.get(ns.id)?.ops.get(params.operation_id);
       if (inflight) return inflight.promise;
+      throw new ReplyError("conflict", `operation ${JSON.stringify(params.operation_id)} is recorded as running, but no worker of this host runs it`);
     }
     const gen = this.#generation(ns, params.namespace_generation);
     insertOperation(this.#deps.db, {

@@ -47,6 +47,7 @@ describe("public API", () => {
         `cd '/srv/my work' && exec env "PYTHONPATH=$PWD/klbr-${digest}" python3 -m klbr.worker --token-stdin`,
     );
     expect(() => api.remoteWorkerCommand(target, { digest: "$(id)" }, ["x"])).toThrow(RangeError);
+    expect(api.remoteWorkerCommand(target, { digest }, ["x"], "/tmp/klbr-r-a b.sock")).toContain(".klbr-digest' || { rm -f '/tmp/klbr-r-a b.sock'; echo ");
   });
 
   it("the worker's socket goes in the workdir when it fits, else in /tmp", () => {

@@ -38,15 +38,18 @@ export const RUNTIME_ABSENT = "klbr.remote: runtime absent";
 
 /**
  * The remote command line: refuse (exit 97, {@link RUNTIME_ABSENT}) unless the runtime's digest
- * file is there, so a warm start needs no separate check; then the work directory, the runtime on
+ * file is there (removing `socketPath`, the forward's socket, then), so a warm start needs no
+ * separate check; then the work directory, the runtime on
  * PYTHONPATH (from `$PWD`, so a workdir relative to the remote home works too; the digest is hex),
  * and the worker's argv.
  */
-export function remoteWorkerCommand(target: Target, runtime: Pick<InstalledRuntime, "digest">, workerArgv: string[]): string {
+export function remoteWorkerCommand(target: Target, runtime: Pick<InstalledRuntime, "digest">, workerArgv: string[], socketPath?: string): string {
   if (!/^[0-9a-f]{64}$/.test(runtime.digest)) throw new RangeError(`runtime digest ${JSON.stringify(runtime.digest)} is not 64 hex digits`);
   const marker = shellQuote(`${target.workdir}/klbr-${runtime.digest}/.klbr-digest`);
+  // sshd made the forward's socket before the command ran, and no keeper will remove it now.
+  const unlink = socketPath === undefined ? "" : `rm -f ${shellQuote(socketPath)}; `;
   return (
-    `test -f ${marker} || { echo ${shellQuote(RUNTIME_ABSENT)} >&2; exit 97; }; ` +
+    `test -f ${marker} || { ${unlink}echo ${shellQuote(RUNTIME_ABSENT)} >&2; exit 97; }; ` +
     `cd ${shellQuote(target.workdir)} && exec env "PYTHONPATH=$PWD/klbr-${runtime.digest}" ${shellJoin(workerArgv)}`
   );
 }
@@ -96,7 +99,7 @@ export async function startRemoteWorker(opts: RemoteWorkerOptions): Promise<Remo
       transport: {
         socketPath: remoteSocket,
         wrap: (argv, localSocket) =>
-          sshArgv(target, remoteWorkerCommand(target, runtime, argv), { forward: { remote: remoteSocket, local: localSocket }, ...(opts.ssh ? { ssh: opts.ssh } : {}) }),
+          sshArgv(target, remoteWorkerCommand(target, runtime, argv, remoteSocket), { forward: { remote: remoteSocket, local: localSocket }, ...(opts.ssh ? { ssh: opts.ssh } : {}) }),
       },
     });
   } catch (error) {

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, rmSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -107,6 +107,8 @@ describe.skipIf(!sshd)("remote workers over a real sshd on loopback", () => {
   it("a workdir relative to the remote home works (the worker's socket then lives in /tmp)", async () => {
     const relative = `.cache/klbr-test-${process.pid}-${++seq}`;
     const t = parseTarget({ ...sshd!.target("loop"), workdir: relative });
+    const sockets = () => readdirSync("/tmp").filter((n) => /^klbr-r-[0-9a-f]{24}\.sock$/.test(n));
+    const before = sockets();
     try {
       const { remote, runtime } = await openRemoteWorker({ target: t, bundle, script, sessionId: "root", generation: "g-rel" });
       started.push(remote);
@@ -119,6 +121,8 @@ describe.skipIf(!sshd)("remote workers over a real sshd on loopback", () => {
       await remote.worker.shutdown();
       await nothingLeft(remote);
       expect(existsSync(remote.remoteSocket)).toBe(false);
+      // The first, refused start (no runtime yet) left no socket either.
+      expect(sockets().filter((n) => !before.includes(n))).toEqual([]);
     } finally {
       rmSync(join(homedir(), relative), { recursive: true, force: true });
     }
@@ -130,6 +134,7 @@ describe.skipIf(!sshd)("remote workers over a real sshd on loopback", () => {
     mkdirSync(t.workdir, { recursive: true });
     const dir = `${t.workdir}/klbr-${bundle.digest}`;
     expect(await codeOf(startRemoteWorker({ target: t, runtime: { digest: bundle.digest, dir }, sessionId: "root", generation: "g-x" }))).toBe("REMOTE_RUNTIME_ABSENT");
+    expect(readdirSync(t.workdir)).toEqual([]);
     expect(await until(() => sshd!.descendants().length === 0)).toBe(true);
   });
 

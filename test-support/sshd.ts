@@ -215,7 +215,7 @@ async function start(): Promise<TestSshd> {
         descendants: () => processesBelow(pid).filter(isLive),
         stop: async () => {
           await killBelowAndSelf(pid);
-          rmSync(dir, { recursive: true, force: true });
+          rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
         },
       };
     }

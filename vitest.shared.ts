@@ -11,6 +11,10 @@ export const sharedTestConfig = defineConfig({
   test: {
     pool: "forks",
     testTimeout: 20_000,
+    // Hooks start daemons, hosts and Python workers (several each), as a test does: on a loaded
+    // 2-core machine vitest's 10 s default is outlasted. Bounded like a test, with room for the
+    // several starts a beforeAll makes.
+    hookTimeout: 60_000,
     include: ["src/**/*.test.ts", "test/**/*.test.ts"],
   },
 });

@@ -52,9 +52,13 @@ async function log(session?: string): Promise<Array<Record<string, any>>> {
   return run.stdout.trim().split("\n").filter(Boolean).map((l) => JSON.parse(l) as Record<string, any>);
 }
 
-/** Poll the durable log (read-only, no daemon involved) until `check` holds. */
-async function untilLog(check: (entries: Array<Record<string, any>>) => boolean): Promise<void> {
-  while (!check(await log())) await new Promise((r) => setTimeout(r, 100));
+/** Poll the durable log (read-only, no daemon involved) until `check` holds; fails with the last log after `timeoutMs`. */
+async function untilLog(check: (entries: Array<Record<string, any>>) => boolean, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (let entries = await log(); !check(entries); entries = await log()) {
+    if (Date.now() >= deadline) throw new Error(`the log never reached the awaited state within ${timeoutMs} ms: ${JSON.stringify(entries.slice(-10))}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
 }
 
 beforeAll(async () => {

@@ -109,19 +109,25 @@ export function marker(label: string): string {
 /**
  * Python that starts a process that escapes every other net: `setsid` (own session and group),
  * `env -i` (no KLBR_TREE tag), orphaned at once (its shell exits); its command line carries `mark`.
- * The cell goes on once the process is running.
+ * The cell goes on once that process runs the final program: the mark is already in the command
+ * lines of the shell, `setsid` and `env` on the way, and while one of them execs the next, the
+ * same pid's /proc/<pid>/cmdline reads empty, so a host-side look right after the cell could miss it.
  */
 export function escapeCode(mark: string): string {
   return [
     "import subprocess, time",
     `subprocess.run(['sh', '-c', 'setsid env -i ' + sys.executable + ' -c "import time; time.sleep(1000)" ${mark} </dev/null >/dev/null 2>&1 &'])`,
     "def _running(mark):",
+    "    final = '\\0'.join([sys.executable, '-c', 'import time; time.sleep(1000)', mark]).encode() + b'\\0'",
     "    for p in filter(str.isdigit, os.listdir('/proc')):",
     "        try:",
-    "            if mark.encode() in open(f'/proc/{p}/cmdline', 'rb').read(): return True",
+    "            if open(f'/proc/{p}/cmdline', 'rb').read() == final: return True",
     "        except OSError: pass",
     "    return False",
-    `while not _running(${JSON.stringify(mark)}): time.sleep(0.01)`,
+    "_deadline = time.monotonic() + 30",
+    `while not _running(${JSON.stringify(mark)}):`,
+    "    if time.monotonic() > _deadline: raise RuntimeError('the escaped process never came to run its program')",
+    "    time.sleep(0.01)",
   ].join("\n");
 }
 

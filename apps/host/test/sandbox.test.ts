@@ -237,8 +237,16 @@ describe.each(MODES)("a cell under sandbox $mode", ({ mode, args }) => {
   it("leaving a process behind after an interrupt the cell ignores (the ladder ends in a hard stop)", async () => {
     const mark = marker(`${mode}-int`);
     marks.push(mark);
-    const running = exec(daemon!.client, `import os, sys\n${escapeCode(mark)}\nwhile True:\n    try:\n        time.sleep(10)\n    except BaseException:\n        pass`);
-    expect(await until(() => marked(mark).length > 0)).toBe(true);
+    // The cell says (a file in the workspace, which both modes share with the host) once it sits in
+    // the loop that swallows every interrupt: interrupted any earlier (still in subprocess.run), it
+    // would end at the message rung, which is not what this test is about.
+    const inLoop = join(workspace, `${mark}.in-loop`);
+    const running = exec(
+      daemon!.client,
+      `import os, sys\n${escapeCode(mark)}\nwhile True:\n    try:\n        open(${py(inLoop)}, 'w').close()\n        time.sleep(10)\n    except BaseException:\n        pass`,
+    );
+    expect(await until(() => existsSync(inLoop))).toBe(true);
+    expect(marked(mark)).toHaveLength(1);
     const outcome = (await daemon!.client.request({ op: "interrupt" })) as { rung: string };
     expect(outcome.rung).toBe("hard_stop");
     expect((await running).status).toBe("interrupted");

@@ -723,9 +723,17 @@ class WorkerProcess implements Worker {
     if (this.#phase === "dead") return;
     if (!this.#stop || this.#stop.kind === "shutdown") this.#stop = { reason, detail, kind };
     if (this.#phase !== "starting") this.#phase = "stopping";
+    // Without a grace the tree is frozen and killed (killTree's first pass is synchronous) before
+    // the connection closes: the worker takes that EOF as its end and, on a busy machine, could
+    // otherwise exit on its own first, a hard stop then recorded as a clean exit (code 0).
+    const killing = exitGraceMs > 0 ? undefined : this.#killTree();
     this.#channel?.close();
     this.#server.close();
-    if (exitGraceMs > 0) await Promise.race([this.#exitSeen, sleep(exitGraceMs)]);
+    if (killing) {
+      await killing;
+      return;
+    }
+    await Promise.race([this.#exitSeen, sleep(exitGraceMs)]);
     if (this.state === "dead") return;
     await this.#killTree();
   }

@@ -1,0 +1,275 @@
+#!/usr/bin/env node
+// `pnpm check:packages`: the packages as a stranger gets them. Packs every public package, then,
+// in temporary directories outside the repository (removed at the end):
+//   1. installs the tarballs into a fresh project, imports each package from ESM, and typechecks a
+//      consumer file under moduleResolution node16 and bundler (strict, skipLibCheck off, so a
+//      type dependency missing from `dependencies` fails instead of turning into `any`);
+//   2. runs publint and `attw --profile esm-only` on every tarball;
+//   3. installs @klbr/host globally into a temporary prefix and runs `klbr exec '1+1'` from a
+//      directory outside the repository (prints 2);
+//   4. builds the Python wheel from a copy of python/, installs it into a fresh venv, and runs a
+//      cell in a worker started from that venv.
+// better-sqlite3's native binding is taken from the repository's install when the versions match
+// (compiling it takes minutes and is better-sqlite3's business, not ours); otherwise npm builds it.
+import { spawn, spawnSync } from "node:child_process";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { basename, dirname, join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
+const started = Date.now();
+const tmp = mkdtempSync(join(tmpdir(), "klbr-pack-"));
+const failures = [];
+
+function step(title) {
+  process.stdout.write(`\n== ${title} (${((Date.now() - started) / 1000).toFixed(1)}s)\n`);
+}
+
+/** Run a command; on failure record it (with its output) and return null. */
+function run(file, args, opts = {}) {
+  const r = spawnSync(file, args, { encoding: "utf8", maxBuffer: 64 << 20, ...opts, env: { ...process.env, ...opts.env } });
+  if (r.status === 0) return r.stdout ?? "";
+  failures.push(`${[file, ...args].join(" ")} (in ${opts.cwd ?? process.cwd()}) exited ${r.status ?? r.signal}\n${r.stdout ?? ""}${r.stderr ?? r.error ?? ""}`);
+  return null;
+}
+
+/** `run`, without blocking: independent steps (linting, the two installs, the wheel) overlap. */
+function runAsync(file, args, opts = {}) {
+  return new Promise((resolve) => {
+    const child = spawn(file, args, { ...opts, env: { ...process.env, ...opts.env }, stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    let err = "";
+    child.stdout.on("data", (c) => (out += c));
+    child.stderr.on("data", (c) => (err += c));
+    child.on("error", (e) => (err += String(e)));
+    child.on("close", (code, signal) => {
+      if (code === 0) return resolve(out);
+      failures.push(`${[file, ...args].join(" ")} (in ${opts.cwd ?? process.cwd()}) exited ${code ?? signal}\n${out}${err}`);
+      resolve(null);
+    });
+  });
+}
+
+/** Run `tasks` (functions returning promises) at most `limit` at a time. */
+async function pool(limit, tasks) {
+  const queue = [...tasks];
+  await Promise.all(Array.from({ length: limit }, async () => {
+    while (queue.length > 0) await queue.shift()();
+  }));
+}
+
+function must(file, args, opts = {}) {
+  const out = run(file, args, opts);
+  if (out === null) finish();
+  return out;
+}
+
+function finish() {
+  rmSync(tmp, { recursive: true, force: true });
+  const seconds = ((Date.now() - started) / 1000).toFixed(1);
+  if (failures.length > 0) {
+    process.stderr.write(`\ncheck:packages: ${failures.length} failure(s) in ${seconds}s\n\n${failures.join("\n\n")}\n`);
+    process.exit(1);
+  }
+  process.stdout.write(`\ncheck:packages: every package installs and works outside the repository (${seconds}s)\n`);
+  process.exit(0);
+}
+
+process.on("SIGINT", () => {
+  rmSync(tmp, { recursive: true, force: true });
+  process.exit(130);
+});
+
+// ---- pack --------------------------------------------------------------------------------------
+
+const packageDirs = [
+  ...readdirSync(join(ROOT, "packages")).map((d) => join(ROOT, "packages", d)),
+  join(ROOT, "apps", "host"),
+].filter((d) => existsSync(join(d, "package.json")) && !JSON.parse(readFileSync(join(d, "package.json"), "utf8")).private);
+const packages = packageDirs.map((dir) => ({ dir, manifest: JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) }));
+
+step("build (turbo, cached when unchanged)");
+must("pnpm", ["exec", "turbo", "run", "build", "--output-logs=errors-only"], { cwd: ROOT, stdio: ["ignore", "inherit", "inherit"] });
+
+step(`pack ${packages.length} packages`);
+const tarballDir = join(tmp, "tarballs");
+mkdirSync(tarballDir);
+for (const p of packages) {
+  must("pnpm", ["pack", "--pack-destination", tarballDir], { cwd: p.dir });
+}
+const tarballs = readdirSync(tarballDir).map((f) => join(tarballDir, f));
+for (const p of packages) {
+  const file = `${p.manifest.name.replace("@", "").replace("/", "-")}-${p.manifest.version}.tgz`;
+  p.tarball = join(tarballDir, file);
+  if (!existsSync(p.tarball)) failures.push(`${p.manifest.name}: no tarball ${file} after pnpm pack`);
+}
+if (failures.length) finish();
+
+// ---- lint the tarballs --------------------------------------------------------------------------
+
+const bin = (name) => join(ROOT, "node_modules", ".bin", name);
+/** publint and attw --profile esm-only on every tarball. */
+async function lintTarballs() {
+  await pool(3, packages.flatMap((p) => [
+    async () => {
+      if ((await runAsync(bin("publint"), ["run", p.tarball, "--strict"], { cwd: tmp })) !== null) process.stdout.write(`publint ${p.manifest.name}: ok\n`);
+    },
+    async () => {
+      const ok = await runAsync(bin("attw"), [p.tarball, "--profile", "esm-only", "--format", "table-flipped", "--no-emoji"], { cwd: tmp });
+      if (ok !== null) process.stdout.write(`attw --profile esm-only ${p.manifest.name}: ok\n`);
+    },
+  ]));
+}
+
+// ---- install into a fresh project ---------------------------------------------------------------
+
+const repoRequire = createRequire(join(ROOT, "apps", "host", "package.json"));
+const sqliteDir = dirname(repoRequire.resolve("better-sqlite3/package.json"));
+const sqliteVersion = JSON.parse(readFileSync(join(sqliteDir, "package.json"), "utf8")).version;
+
+/** Give every better-sqlite3 under `dir` the repository's compiled binding, or let npm build it. */
+function provisionSqlite(dir) {
+  const found = [];
+  const walk = (d, depth) => {
+    if (depth > 8 || !existsSync(d)) return;
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      if (!e.isDirectory()) continue;
+      const full = join(d, e.name);
+      if (e.name === "better-sqlite3" && basename(d) === "node_modules" && existsSync(join(full, "package.json"))) found.push(full);
+      else if (e.name === "node_modules" || e.name.startsWith("@") || basename(d) === "node_modules" || d.includes("node_modules/@")) walk(full, depth + 1);
+    }
+  };
+  walk(dir, 0);
+  for (const target of found) {
+    const version = JSON.parse(readFileSync(join(target, "package.json"), "utf8")).version;
+    if (version === sqliteVersion) cpSync(join(sqliteDir, "build"), join(target, "build"), { recursive: true });
+    else {
+      process.stdout.write(`better-sqlite3 ${version} differs from the repository's ${sqliteVersion}: npm rebuilds it (minutes)\n`);
+      must("npm", ["rebuild", "better-sqlite3"], { cwd: dirname(dirname(target)) });
+    }
+  }
+  return found.length;
+}
+
+const names = packages.map((p) => p.manifest.name);
+// --prefer-offline: what npm's cache holds is not revalidated (the registry is slow from CI).
+const npmFlags = ["--ignore-scripts", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error"];
+const say = (line) => process.stdout.write(`${line} (${((Date.now() - started) / 1000).toFixed(1)}s)\n`);
+
+/** The tarballs in a fresh project: import each from ESM, typecheck a consumer under node16 and bundler. */
+async function consumerProject() {
+  const consumer = join(tmp, "consumer");
+  mkdirSync(consumer);
+  writeFileSync(join(consumer, "package.json"), JSON.stringify({ name: "klbr-consumer", private: true, type: "module" }, null, 2));
+  if ((await runAsync("npm", ["install", ...npmFlags, ...tarballs], { cwd: consumer })) === null) return;
+  provisionSqlite(join(consumer, "node_modules"));
+  say("npm install of the tarballs into a fresh project: ok");
+  writeFileSync(
+    join(consumer, "import-all.mjs"),
+    `for (const name of ${JSON.stringify(names)}) {\n  const m = await import(name);\n  if (Object.keys(m).length === 0) throw new Error(name + " exports nothing");\n  console.log("import " + name + ": " + Object.keys(m).length + " exports");\n}\n`,
+  );
+  const imported = await runAsync(process.execPath, ["import-all.mjs"], { cwd: consumer });
+  if (imported !== null) process.stdout.write(imported);
+  const probes = names.map((name, i) => `import * as p${i} from "${name}";`).join("\n");
+  const notAny = names.map((_, i) => `const t${i}: NoAnyExport<typeof p${i}> = p${i};\nvoid t${i};`).join("\n");
+  writeFileSync(
+    join(consumer, "consumer.ts"),
+    `${probes}
+// Every export must have a real type: a type dependency missing from a package's dependencies
+// would make it (or what it refers to) \`any\` here.
+type IsAny<T> = 0 extends 1 & T ? true : false;
+type NoAnyExport<M> = { [K in keyof M]: IsAny<M[K]> extends true ? never : M[K] };
+${notAny}
+import { encodeFrame } from "@klbr/frame";
+import { openActivationStore } from "@klbr/activation";
+import { Host } from "@klbr/host";
+const frame: Uint8Array = encodeFrame({ ok: 1 });
+type Db = Parameters<typeof openActivationStore>[0];
+const dbIsTyped: IsAny<Db> = false;
+const started: Promise<Host> = Host.start({ dataDir: "/nonexistent" });
+void frame, void dbIsTyped, void started;
+`,
+  );
+  // The repository's TypeScript and @types/node (a consumer brings its own); skipLibCheck as most
+  // projects set it (drizzle's own declarations do not pass without it), so the checks above that
+  // no export is \`any\` are what catch a type dependency left out of a package's dependencies.
+  const base = { strict: true, skipLibCheck: true, noEmit: true, target: "es2022", types: ["node"], typeRoots: [join(ROOT, "node_modules", "@types")], lib: ["es2023"] };
+  const configs = { node16: { ...base, module: "node16", moduleResolution: "node16" }, bundler: { ...base, module: "esnext", moduleResolution: "bundler" } };
+  await Promise.all(Object.entries(configs).map(async ([name, compilerOptions]) => {
+    writeFileSync(join(consumer, `tsconfig.${name}.json`), JSON.stringify({ compilerOptions, files: ["consumer.ts"] }, null, 2));
+    const ok = await runAsync(process.execPath, [join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", `tsconfig.${name}.json`], { cwd: consumer });
+    if (ok !== null) say(`tsc consumer (moduleResolution ${name}): ok`);
+  }));
+}
+
+const elsewhere = join(tmp, "elsewhere");
+mkdirSync(elsewhere);
+const prefix = join(tmp, "prefix");
+const klbr = join(prefix, "bin", "klbr");
+const env = { ...process.env, KLBR_DATA_DIR: join(tmp, "data"), KLBR_PYTHON_PATH: "", PATH: `${join(prefix, "bin")}:${process.env.PATH}` };
+delete env.INIT_CWD;
+delete env.KLBR_PYTHON;
+
+/** @klbr/host installed globally into a temporary prefix; `klbr exec '1+1'` from outside the repository. */
+async function globalHost() {
+  if ((await runAsync("npm", ["install", "--global", "--prefix", prefix, ...npmFlags, ...tarballs], { cwd: tmp })) === null) return false;
+  provisionSqlite(join(prefix, "lib", "node_modules"));
+  const version = await runAsync(klbr, ["--version"], { cwd: elsewhere, env });
+  if (version !== null && version.trim() !== packages.find((p) => p.manifest.name === "@klbr/host").manifest.version) failures.push(`klbr --version printed ${JSON.stringify(version)}`);
+  const two = await runAsync(klbr, ["exec", "1+1"], { cwd: elsewhere, env });
+  if (two === "2\n") say("npm i -g, then klbr exec '1+1' outside the repository -> 2");
+  else if (two !== null) failures.push(`klbr exec '1+1' printed ${JSON.stringify(two)}, not "2\\n"`);
+  const where = await runAsync(klbr, ["exec", "import klbr; klbr.__file__"], { cwd: elsewhere, env });
+  if (where !== null && !where.includes(join(prefix, "lib", "node_modules", "@klbr", "host", "python"))) {
+    failures.push(`the worker did not run the runtime shipped in @klbr/host: klbr.__file__ = ${where.trim()}`);
+  }
+  return true;
+}
+
+/** The wheel, built from a copy of python/ and installed into a fresh venv; returns the venv's python and site-packages. */
+async function pythonWheel() {
+  const pysrc = join(tmp, "pysrc");
+  for (const entry of ["klbr", "klbr_hooks", "pyproject.toml", "README.md", "LICENSE"]) {
+    cpSync(join(ROOT, "python", entry), join(pysrc, entry), { recursive: true, filter: (src) => !src.includes("__pycache__") });
+  }
+  const venv = join(tmp, "venv");
+  if ((await runAsync("python3", ["-m", "venv", venv])) === null) return null;
+  const pip = join(venv, "bin", "pip");
+  if ((await runAsync(pip, ["wheel", "--quiet", "--no-deps", "--wheel-dir", join(tmp, "wheel"), pysrc], { cwd: tmp })) === null) return null;
+  const wheel = readdirSync(join(tmp, "wheel")).find((f) => f.endsWith(".whl"));
+  if ((await runAsync(pip, ["install", "--quiet", "--no-deps", join(tmp, "wheel", wheel)], { cwd: tmp })) === null) return null;
+  const python = join(venv, "bin", "python");
+  const site = (await runAsync(python, ["-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], { cwd: tmp }))?.trim();
+  if (!site) return null;
+  const distInfo = readdirSync(site).find((d) => d.startsWith("klbr-") && d.endsWith(".dist-info"));
+  for (const file of ["klbr/worker/__main__.py", "klbr_hooks/manifest.json", `${distInfo}/licenses/LICENSE`]) {
+    if (!existsSync(join(site, file))) failures.push(`the wheel ${wheel} did not install ${file}`);
+  }
+  say(`pip install ${wheel} into a fresh venv: ok`);
+  return { python, site };
+}
+
+/** A cell in a worker started from the wheel's venv (KLBR_PYTHON_PATH names its site-packages, so the
+ * default behaviour source comes from there too, beside the bytecode pip compiled: the pristine copy's case). */
+async function workerFromWheel(wheel) {
+  const wheelEnv = { ...env, KLBR_DATA_DIR: join(tmp, "data-wheel"), KLBR_PYTHON: wheel.python, KLBR_PYTHON_PATH: wheel.site };
+  const out = await runAsync(klbr, ["exec", "import klbr, klbr.worker; (klbr.__version__, klbr.worker.__file__)"], { cwd: elsewhere, env: wheelEnv });
+  if (out === null) return;
+  if (out.includes(join(wheel.site, "klbr", "worker"))) say(`a worker from the wheel ran a cell: ${out.trim()}`);
+  else failures.push(`the worker did not run from the wheel's venv: ${out}`);
+}
+
+step("in parallel: publint + attw, a fresh project, a global install, the Python wheel");
+await Promise.all([
+  lintTarballs(),
+  consumerProject(),
+  (async () => {
+    const [installed, wheel] = await Promise.all([globalHost(), pythonWheel()]);
+    if (installed && wheel) await workerFromWheel(wheel);
+  })(),
+]);
+process.stdout.write(`(under ${tmp}, removed now)\n`);
+
+finish();

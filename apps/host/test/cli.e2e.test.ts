@@ -132,6 +132,27 @@ describe("klbr against a running daemon", () => {
     expect(JSON.parse(other.stdout)).toMatchObject({ event_id: Number(id) + 1, attention: { effective: { action: "wake" } } });
   });
 
+  test("-w naming another workspace than the running daemon's is an error (64), not silently ignored", async () => {
+    const other = tempDir("klbr-eo-");
+    const r = await klbr(["-w", other, "exec", "1+1"]);
+    rmSync(other, { recursive: true, force: true });
+    expect(r.code).toBe(64);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toContain(`klbr: WORKSPACE_MISMATCH: the running daemon serves workspace ${workspace}, not ${other} (-w)`);
+    expect(r.stderr).toMatch(/\nhint: drop -w to use the daemon's workspace/);
+    expect((await klbr(["exec", "1+1"])).stdout).toBe("2\n");
+  });
+
+  test("an oversize cell sent to the daemon is refused the same way: 75, CELL_TOO_LARGE, a durable row", async () => {
+    const file = join(workspace, "huge.py");
+    writeFileSync(file, `${"#".repeat(1_500_000)}\n1`);
+    const r = await klbr(["exec", "-f", file]);
+    expect(r.code).toBe(75);
+    expect(r.stderr).toContain("klbr: CELL_TOO_LARGE: the cell is 1500002 bytes");
+    const rows = (await klbr(["log", "--json", "--kind", "incident"])).stdout.trim().split("\n").map((l) => JSON.parse(l) as { kind: string; detail: { bytes: number } });
+    expect(rows.filter((e) => e.kind === "incident.cell.refused").map((e) => e.detail.bytes)).toContain(1_500_002);
+  });
+
   test("operator messages sent by a cell appear in the repl", async () => {
     const repl = await klbr(["repl"], "await runtime.send('visible in the repl')\n:quit\n");
     expect(repl.stdout).toContain("[to operator] visible in the repl");

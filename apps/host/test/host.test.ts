@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { snapshotRelease } from "@klbr/activation";
 import { desc, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { effects, events as eventsTable, hostRequests, incidents, kernelResets, waits } from "../src/db/schema";
+import { effects, events as eventsTable, executions, hostRequests, incidents, kernelResets, waits } from "../src/db/schema";
 import { findEffect } from "../src/store/effects";
 import { localSend } from "../src/requests/local";
 import { getExecution } from "../src/store/executions";
@@ -51,10 +51,12 @@ describe("cells", () => {
     expect(host.db.select().from(kernelResets).where(eq(kernelResets.sessionId, "twin")).all()).toHaveLength(1);
   });
 
-  test("a cell the worker cannot take (over one frame) is closed as failed, never left running", async () => {
-    const r = await cell(`# ${"x".repeat(1_100_000)}`);
-    expect(r).toMatchObject({ status: "failed", failure: { reason: "WORKER_INVALID_ARGUMENT" } });
-    expect(getExecution(host.db, r.id)).toMatchObject({ status: "failed" });
+  test("a cell over the source limit (even over one frame) is refused before it runs: CELL_TOO_LARGE and a durable row, no execution", async () => {
+    const before = host.db.select().from(executions).all().length;
+    await expect(cell(`# ${"x".repeat(1_100_000)}`)).rejects.toMatchObject({ code: "CELL_TOO_LARGE" });
+    expect(host.db.select().from(executions).all()).toHaveLength(before);
+    const refused = host.db.select().from(incidents).all().filter((r) => r.kind === "cell.refused");
+    expect(refused.map((r) => r.detail)).toContainEqual({ reason: "cell_too_large", session_id: "root", bytes: 1_100_002, limit: 262_144 });
     expect(resultOf(await cell("x"))).toBe("40");
   });
 });

@@ -1,10 +1,20 @@
 import { existsSync } from "node:fs";
+import { resolve } from "node:path";
 import { ControlClient } from "../control/client";
+import { HostError } from "../errors";
 import { dataLayout, defaultDataDir } from "../paths";
 import type { ExecutionReport } from "../runtime/host";
 import { newId } from "../runtime/ids";
 import type { CommonOptions } from "./command";
 import { checkKlbrPython } from "./python-check";
+
+/** @klbr/envelope's MAX_CELL_SOURCE_BYTES, kept here so talking to a daemon does not load valibot (a CLI test pins both edges). */
+const MAX_CELL_SOURCE_BYTES = 262_144;
+
+function oversize(code: string): number | null {
+  const bytes = Buffer.byteLength(code);
+  return bytes > MAX_CELL_SOURCE_BYTES ? bytes : null;
+}
 
 /** What a CLI command talks to: the running daemon, or a host embedded in the command. */
 export interface Target {
@@ -63,14 +73,29 @@ export class OwnCells {
   }
 }
 
+/** `-w DIR` names the workspace cells run in: a daemon serving another one would silently ignore it. */
+async function refuseOtherWorkspace(client: ControlClient, workspace: string): Promise<void> {
+  const served = ((await client.request({ op: "status" })) as { workspace?: string }).workspace;
+  if (served !== undefined && resolve(served) !== resolve(workspace)) {
+    client.close();
+    throw new HostError("WORKSPACE_MISMATCH", `the running daemon serves workspace ${served}, not ${resolve(workspace)} (-w)`);
+  }
+}
+
 /** The daemon when one runs, otherwise an embedded host on the same data directory. */
 export async function openTarget(opts: CommonOptions, onEmbedded?: () => void, embedded: { drive?: { route?: string } } = {}): Promise<Target> {
   const own = new OwnCells();
   const client = await connectDaemon(opts);
   if (client) {
+    if (opts.workspace !== undefined) await refuseOtherWorkspace(client, opts.workspace);
     return {
       embedded: false,
-      execute: (code, session) => own.run((id) => client.request({ op: "exec", code, execution_id: id, ...(session ? { session } : {}) }) as Promise<ExecutionReport>),
+      execute: (code, session) => {
+        // Over the limit, it may not fit a control frame either: the daemon records the refusal from its size.
+        const bytes = oversize(code);
+        if (bytes !== null) return client.request({ op: "refuse_cell", bytes, ...(session ? { session } : {}) }) as Promise<never>;
+        return own.run((id) => client.request({ op: "exec", code, execution_id: id, ...(session ? { session } : {}) }) as Promise<ExecutionReport>);
+      },
       say: (text, session) => client.request({ op: "say", text, ...(session ? { session } : {}) }) as Promise<{ event_id: number; attention: unknown }>,
       interrupt: () => own.interrupt((id) => client.request({ op: "interrupt", execution_id: id })),
       status: () => client.request({ op: "status" }),

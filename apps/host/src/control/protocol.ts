@@ -1,6 +1,8 @@
 /** A request on the control socket: an id the reply repeats, an operation and its fields. */
 export type ControlRequest =
   | { id: number; op: "exec"; code: string; session?: string; execution_id?: string }
+  /** A cell the client will not send (over the source limit, perhaps over a frame): recorded and refused. */
+  | { id: number; op: "refuse_cell"; bytes: number; session?: string }
   | { id: number; op: "say"; text: string; source?: string; session?: string }
   | { id: number; op: "interrupt"; execution_id?: string; session?: string }
   | { id: number; op: "status" }

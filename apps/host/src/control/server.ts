@@ -119,6 +119,10 @@ export function checkRequest(frame: unknown): ControlRequest {
       optionalString(req, "session", session, "an identifier");
       optionalString(req, "execution_id", session, "an identifier");
       break;
+    case "refuse_cell":
+      if (!Number.isSafeInteger(req.bytes) || (req.bytes as number) < 0) throw protocolError(`refuse_cell needs a byte count, got ${JSON.stringify(req.bytes)}`);
+      optionalString(req, "session", session, "an identifier");
+      break;
     case "say":
       if (typeof req.text !== "string") throw protocolError(`say needs a text string, got ${JSON.stringify(req.text)}`);
       optionalString(req, "source", (v) => (ATTENTION_SOURCES as readonly string[]).includes(v), `one of ${ATTENTION_SOURCES.join(", ")}`);
@@ -142,6 +146,8 @@ async function answer(host: Host, req: ControlRequest): Promise<unknown> {
     case "exec":
       // A client that names its cell can interrupt exactly it (Ctrl-C), queued or running.
       return host.execute(req.code, req.session, req.execution_id ? { executionId: req.execution_id } : {});
+    case "refuse_cell":
+      return host.refuseCell(req.session ?? "root", req.bytes);
     case "say":
       return host.postInput(req.text, { ...(req.source ? { source: req.source } : {}), ...(req.session ? { sessionId: req.session } : {}) });
     case "interrupt":

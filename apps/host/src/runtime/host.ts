@@ -27,6 +27,7 @@ import { HooksService, type HooksGeneration } from "./hooks-service";
 import { acquireHostLock } from "./host-lock";
 import { hostBaseEnv, HOST_TREE_ENV, passEnvNames, sweepLeftovers } from "./leftovers";
 import { noteRuntimeVersion } from "./version-check";
+import { oversize, refuseOversizeCell } from "./cell-size";
 import { newId } from "./ids";
 import { InstructionHeaders } from "./instructions";
 import { adoptedSources } from "./orientation-sources";
@@ -392,9 +393,16 @@ export class Host implements HostServices {
     return () => this.listeners.delete(listener);
   }
 
+  /** A cell too large to run (known by its size alone, as the CLI tells the daemon): a durable row, then CELL_TOO_LARGE. */
+  refuseCell(sessionId: string, bytes: number): never {
+    return refuseOversizeCell(this.db, { sessionId, bytes }, this.now());
+  }
+
   /** Run one cell in a session's workbench and record it from start to end (under `executionId` when the caller chose it). */
   async execute(code: string, sessionId: string = ROOT_SESSION, opts: { executionId?: string } = {}): Promise<ExecutionReport> {
     this.refuseClosed(sessionId);
+    const bytes = oversize(code);
+    if (bytes !== null) this.refuseCell(sessionId, bytes);
     // A caller-chosen id (a CLI client) lets its Ctrl-C name its own cell, queued or running.
     const queuedId = opts.executionId !== undefined ? this.queueExecution(opts.executionId) : null;
     let release: (() => void) | undefined;

@@ -5,6 +5,7 @@ import { HostError } from "../../errors";
 import { dataLayout } from "../../paths";
 import type { LogEntry } from "../../store/log-view";
 import { optionsOf, run, sessionOption, type CommonOptions } from "../command";
+import { executionFilter, parseSince, requestFolder } from "../log-filters";
 import { dataDirOf } from "../target";
 
 /** A model request in one line: route, outcome, bytes shared with the previous body, and the usage as the route reported it. */
@@ -35,8 +36,14 @@ function human(entry: LogEntry): string {
  * assessments, `--kind orientation` candidates and adoptions; a kind matches itself and the kinds
  * under it. `--session` keeps one session's entries.
  */
-export async function logCommand(opts: CommonOptions & { follow?: boolean; json?: boolean; limit?: string; kind?: string | string[]; session?: string }): Promise<number> {
+export async function logCommand(
+  opts: CommonOptions & { follow?: boolean; json?: boolean; limit?: string; kind?: string | string[]; session?: string; execution?: string; since?: string; requests?: boolean },
+): Promise<number> {
   const session = sessionOption(opts.session);
+  const byExecution = opts.execution !== undefined ? executionFilter(opts.execution) : (entries: LogEntry[]) => entries;
+  const since = opts.since !== undefined ? parseSince(opts.since) : undefined;
+  // People read one line per cell; --json (machines) and --requests keep one line per request.
+  const fold = opts.json || opts.requests ? (entries: LogEntry[]) => entries : requestFolder();
   const kinds = (Array.isArray(opts.kind) ? opts.kind : opts.kind === undefined ? [] : [opts.kind]).flatMap((k) => k.split(",")).map((k) => k.trim());
   if (kinds.some((k) => k === "")) throw new HostError("CLI_USAGE", "--kind needs a kind name, e.g. --kind maintenance or --kind orientation");
   if (opts.limit !== undefined && !/^\d+$/.test(opts.limit)) {
@@ -50,7 +57,8 @@ export async function logCommand(opts: CommonOptions & { follow?: boolean; json?
   const { sessionFilter } = await import("../../store/log-session");
   // The session filter sees every entry first: it learns each execution's session from them.
   const only = session !== undefined ? sessionFilter(session) : (entries: LogEntry[]) => entries;
-  const wanted = (entries: LogEntry[]) => (kinds.length === 0 ? only(entries) : only(entries).filter((e) => kindMatches(e.kind, kinds)));
+  const wanted = (entries: LogEntry[]) =>
+    fold(byExecution(kinds.length === 0 ? only(entries) : only(entries).filter((e) => kindMatches(e.kind, kinds)))).filter((e) => since === undefined || e.at_ms >= since);
   const sqlite = new Database(file, { readonly: true, fileMustExist: true });
   sqlite.pragma("busy_timeout = 5000");
   const seen = new Set<string>();
@@ -93,5 +101,8 @@ export function register(program: Command): void {
     .option("-n, --limit <n>", "only the last n entries")
     .option("--kind <kinds>", "only these kinds, comma-separated (maintenance, orientation, execution, ...)")
     .option("-s, --session <id>", "only this session's entries (its cells, their requests and waits, its inputs, its peers and peer requests)")
+    .option("--execution <id>", "only this cell and the rows that name it (its requests, waits, effects)")
+    .option("--since <when>", "only entries since a duration ago (90s, 10m, 2h, 3d), an ISO date or time, or epoch ms")
+    .option("--requests", "print host request rows as lines of their own (by default a cell's line lists its requests; --json always keeps them)")
     .action(run(async (cmd) => logCommand(optionsOf(cmd))));
 }

@@ -2,16 +2,21 @@ import type { Command } from "commander";
 import { optionsOf, run, type CommonOptions } from "../command";
 import { sandboxSettings } from "../../sandbox/settings";
 import { checkKlbrPython } from "../python-check";
+import { parseLogLevel, ServeLog } from "../serve-log";
 import { dataDirOf } from "../target";
 
 /** `klbr serve`: the daemon. Stops cleanly (every worker tree) on SIGINT/SIGTERM. */
-export async function serveCommand(opts: CommonOptions & { sandbox?: string; network?: string; route?: string; drive?: boolean; passEnv?: string[] }): Promise<number> {
+export async function serveCommand(
+  opts: CommonOptions & { sandbox?: string; network?: string; route?: string; drive?: boolean; passEnv?: string[]; logLevel?: string; json?: boolean },
+): Promise<number> {
+  const log = new ServeLog(parseLogLevel(opts.logLevel), opts.json === true);
   // Checked before anything starts: a sandbox asked for and not understood is an error, never none.
   const { mode, network } = sandboxSettings({ sandbox: opts.sandbox, network: opts.network });
   checkKlbrPython();
   const { serveControl } = await import("../../control/server");
   const { Host } = await import("../../runtime/host");
   const drive = await driveOption(dataDirOf(opts), opts);
+  const startedAtMs = Date.now();
   const host = await Host.start({ dataDir: dataDirOf(opts), sandbox: mode, network, drive, passEnv: opts.passEnv ?? [], ...(opts.workspace ? { workspace: opts.workspace } : {}) });
   let server;
   try {
@@ -23,15 +28,18 @@ export async function serveCommand(opts: CommonOptions & { sandbox?: string; net
   const sandbox = host.sandbox.describe();
   const isolation = sandbox.mode === "none" ? "unsandboxed" : `sandbox ${sandbox.mode}, network ${sandbox.network ? "on" : "off"}`;
   const driving = host.turns ? `, sessions driven by route ${host.turns.route.name} (${host.turns.route.model})` : ", no model route (sessions are not driven)";
-  process.stderr.write(`klbr: serving ${host.dataDir} on ${host.layout.controlSocket} (pid ${process.pid}, ${isolation}${driving})\n`);
+  log.event("info", "serving", { data_dir: host.dataDir, socket: host.layout.controlSocket, pid: process.pid, sandbox: sandbox.mode, route: host.turns?.route.name ?? null }, `serving ${host.dataDir} on ${host.layout.controlSocket} (pid ${process.pid}, ${isolation}${driving})`);
+  const events = await followEvents(host.layout.database, startedAtMs, log);
   await new Promise<void>((resolve) => {
     const stop = () => resolve();
     process.once("SIGINT", stop);
     process.once("SIGTERM", stop);
   });
-  process.stderr.write("klbr: stopping\n");
+  log.event("info", "stopping", { pid: process.pid }, "stopping");
   server.close();
   await host.stop();
+  events.stop();
+  log.event("info", "stopped", { pid: process.pid }, "stopped");
   return 0;
 }
 
@@ -47,6 +55,34 @@ async function driveOption(dataDir: string, opts: { route?: string; drive?: bool
   return readRoutes(dataLayout(dataDir).routes).default === null ? false : {};
 }
 
+/**
+ * What the daemon does, as the durable log records it (workers, activations, incidents; cells,
+ * inputs and requests at debug): a read-only follower of the database, polled every 300 ms, that
+ * reports what was written since this start.
+ */
+async function followEvents(database: string, sinceMs: number, log: ServeLog): Promise<{ stop: () => void }> {
+  const { default: Database } = await import("better-sqlite3");
+  const { followLog } = await import("../../store/log-view");
+  const sqlite = new Database(database, { readonly: true, fileMustExist: true });
+  sqlite.pragma("busy_timeout = 5000");
+  const follower = followLog(sqlite);
+  const seen = new Set<string>();
+  const report = (entries: Array<{ key: string; at_ms: number; kind: string }>, fresh: (e: { at_ms: number }) => boolean) => {
+    const shown = entries.filter((e) => !seen.has(e.key) && fresh(e));
+    for (const e of entries) seen.add(e.key);
+    log.entries(shown as Parameters<ServeLog["entries"]>[0]);
+  };
+  report(follower.poll(), (e) => e.at_ms >= sinceMs);
+  const timer = setInterval(() => report(follower.poll(), () => true), 300);
+  return {
+    stop: () => {
+      clearInterval(timer);
+      report(follower.poll(), () => true);
+      sqlite.close();
+    },
+  };
+}
+
 /** Register `klbr serve`. */
 export function register(program: Command): void {
   program
@@ -57,5 +93,7 @@ export function register(program: Command): void {
     .option("--route <name>", "drive every session with this route (default: the default route of routes.json, when there is one)")
     .option("--no-drive", "do not drive sessions with a model, even when routes.json has a route")
     .option("--pass-env <name>", "also give workers and commands this variable of the daemon's environment (repeatable; KLBR_PASS_ENV=A,B too)", (name: string, names: string[]) => [...names, name], [] as string[])
+    .option("--log-level <level>", "what to log on stderr, one line per event: error | warn | info (start, workers, activations, incidents) | debug (cells, inputs, requests)", "info")
+    .option("--json", "log one JSON object per line")
     .action(run(async (cmd) => serveCommand(optionsOf(cmd))));
 }

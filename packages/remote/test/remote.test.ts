@@ -1,5 +1,6 @@
+import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, rmSync } from "node:fs";
-import { homedir } from "node:os";
+import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
@@ -194,9 +195,12 @@ describe.skipIf(!sshd)("remote workers over a real sshd on loopback", () => {
     const remote = await start();
     // The cell swallows the first KeyboardInterrupt (the message rung's) and keeps going; the
     // second one (SIGINT through the keeper's "int" line) ends it.
-    const code = "import time\ntry:\n    while True: time.sleep(0.01)\nexcept KeyboardInterrupt:\n    pass\nwhile True: time.sleep(0.01)";
+    // It says when it sits in the first loop: interrupted before, it would end at the message rung.
+    const inLoop = join(tmpdir(), `klbr-rcp-${process.pid}-${randomBytes(6).toString("hex")}`);
+    const code = `import time\ntry:\n    open(${JSON.stringify(inLoop)}, 'w').close()\n    while True: time.sleep(0.01)\nexcept KeyboardInterrupt:\n    pass\nwhile True: time.sleep(0.01)`;
     const cell = remote.worker.execute(code, { id: "stubborn" });
-    await new Promise((r) => setTimeout(r, 300));
+    expect(await until(() => existsSync(inLoop))).toBe(true);
+    rmSync(inLoop, { force: true });
     const outcome = await remote.worker.interrupt("stubborn");
     expect(outcome.rung).toBe("sigint");
     expect(await cell).toMatchObject({ kind: "cell", status: "interrupted" });
@@ -208,9 +212,12 @@ describe.skipIf(!sshd)("remote workers over a real sshd on loopback", () => {
     const grandchild = Number(
       ((await remote.worker.execute("import subprocess\nsubprocess.Popen(['sleep', '600'], start_new_session=True).pid")) as { output: Array<{ text: string }> }).output[0]!.text,
     );
-    const code = "import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True:\n    pass";
+    // It says once SIGINT is ignored: interrupted before, it would end at the message rung.
+    const deaf = join(tmpdir(), `klbr-rcp-${process.pid}-${randomBytes(6).toString("hex")}`);
+    const code = `import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nopen(${JSON.stringify(deaf)}, 'w').close()\nwhile True:\n    pass`;
     const cell = remote.worker.execute(code, { id: "deaf" });
-    await new Promise((r) => setTimeout(r, 300));
+    expect(await until(() => existsSync(deaf))).toBe(true);
+    rmSync(deaf, { force: true });
     const outcome = await remote.worker.interrupt("deaf");
     expect(outcome.rung).toBe("hard_stop");
     expect(await cell).toMatchObject({ kind: "cell", status: "interrupted", source: "host", rung: "hard_stop" });

@@ -1,5 +1,8 @@
 import { spawn } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { existsSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startWorker, type StartWorkerOptions, type Worker } from "../src/index.js";
 import { isAlive } from "../src/tree.js";
@@ -79,6 +82,21 @@ export async function waitFor(check: () => boolean, timeoutMs = 10_000): Promise
     await sleep(10);
   }
   return true;
+}
+
+/**
+ * A point a cell reaches, made observable: `touch` is a Python statement creating a fresh file,
+ * `reached()` polls (bounded) until it exists. A test that must interrupt a cell only once the cell
+ * sits where it swallows or blocks the interrupt waits on this, not on a sleep a loaded machine
+ * outlasts (interrupted earlier, the cell ends at the message rung instead).
+ */
+export function checkpoint(): { touch: string; reached: () => Promise<boolean>; remove: () => void } {
+  const path = join(tmpdir(), `klbr-cp-${process.pid}-${randomBytes(6).toString("hex")}`);
+  return {
+    touch: `open(${JSON.stringify(path)}, 'w').close()`,
+    reached: () => waitFor(() => existsSync(path), 15_000),
+    remove: () => rmSync(path, { force: true }),
+  };
 }
 
 /** The value of `name` in a process's initial environment (/proc/<pid>/environ), if set. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { startPython } from "./helpers.js";
+import { checkpoint, startPython } from "./helpers.js";
 
 // Either of the first two rungs may end these cells, so only the SIGINT grace (which must not run
 // out) is long; the stubborn cell below needs both short to reach the hard stop.
@@ -28,8 +28,10 @@ describe("interrupting a real Python cell", () => {
 
   it("a cell that swallows every interrupt is hard stopped; the record says so", async () => {
     const worker = await startPython(short);
-    const running = worker.execute("import time\nwhile True:\n    try:\n        time.sleep(10)\n    except BaseException:\n        pass", { id: "stubborn" });
-    await new Promise((r) => setTimeout(r, 150));
+    const inLoop = checkpoint();
+    const running = worker.execute(`import time\nwhile True:\n    try:\n        ${inLoop.touch}\n        time.sleep(10)\n    except BaseException:\n        pass`, { id: "stubborn" });
+    expect(await inLoop.reached()).toBe(true);
+    inLoop.remove();
     const outcome = await worker.interrupt("stubborn");
     expect(outcome.rung).toBe("hard_stop");
     expect(await running).toMatchObject({ kind: "cell", status: "interrupted", source: "host", rung: "hard_stop", endedBy: "hard_stop" });

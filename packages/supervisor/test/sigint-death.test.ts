@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { startFake, startPython } from "./helpers.js";
+import { checkpoint, startFake, startPython } from "./helpers.js";
 
 describe("a worker the ladder's SIGINT kills (issue 10, item 20)", () => {
   it("the record says rung sigint, not invalidated", async () => {
@@ -13,9 +13,11 @@ describe("a worker the ladder's SIGINT kills (issue 10, item 20)", () => {
 
   it("a Python cell that restored SIGINT's default and blocks the message rung's kick: rung sigint", async () => {
     const worker = await startPython({ interruptGraceMs: 300, sigintGraceMs: 10_000 });
-    const code = "import signal, time\nsignal.signal(signal.SIGINT, signal.SIG_DFL)\nsignal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGINT])\nwhile True:\n    time.sleep(0.01)";
+    const blocked = checkpoint();
+    const code = `import signal, time\nsignal.signal(signal.SIGINT, signal.SIG_DFL)\nsignal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGINT])\n${blocked.touch}\nwhile True:\n    time.sleep(0.01)`;
     const running = worker.execute(code, { id: "dfl" });
-    await new Promise((r) => setTimeout(r, 200));
+    expect(await blocked.reached()).toBe(true);
+    blocked.remove();
     const outcome = await worker.interrupt("dfl");
     expect(outcome.rung).toBe("sigint");
     expect(await running).toMatchObject({ kind: "cell", status: "interrupted", source: "host", endedBy: "sigint", exit: { signal: "SIGINT" } });

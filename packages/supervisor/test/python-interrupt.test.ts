@@ -31,8 +31,8 @@ describe("interrupting a real Python cell", () => {
     const inLoop = checkpoint();
     const running = worker.execute(`import time\nwhile True:\n    try:\n        ${inLoop.touch}\n        time.sleep(10)\n    except BaseException:\n        pass`, { id: "stubborn" });
     expect(await inLoop.reached()).toBe(true);
-    inLoop.remove();
     const outcome = await worker.interrupt("stubborn");
+    inLoop.remove(); // the loop touched it again after each swallowed interrupt, until the hard stop
     expect(outcome.rung).toBe("hard_stop");
     expect(await running).toMatchObject({ kind: "cell", status: "interrupted", source: "host", rung: "hard_stop", endedBy: "hard_stop" });
     expect(worker.state).toBe("dead");

@@ -5,6 +5,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { defaultPythonDir } from "../src/paths";
 import { tempDir } from "./helpers";
+import { stopDaemon } from "./processes";
 
 const HOST_DIR = fileURLToPath(new URL("..", import.meta.url));
 const CLI = [process.execPath, "--conditions=@klbr/source", "--import", "tsx", join(HOST_DIR, "test", "run-cli.ts")];
@@ -50,14 +51,6 @@ async function serve(): Promise<ChildProcess> {
     }, 50);
   });
   return child;
-}
-
-function stopDaemon(child: ChildProcess | null, signal: NodeJS.Signals = "SIGTERM"): Promise<void> {
-  if (!child || child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    child.once("exit", () => resolve());
-    child.kill(signal);
-  });
 }
 
 /** Pids whose command line is exactly argv. */

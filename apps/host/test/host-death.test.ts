@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, test } from "vitest";
 import { startTestHost, tempDir } from "./helpers";
+import { sleepers } from "./processes";
 
 const HOST_DIR = fileURLToPath(new URL("..", import.meta.url));
 const CLI = [process.execPath, "--conditions=@klbr/source", "--import", "tsx", join(HOST_DIR, "test", "run-cli.ts")];
@@ -23,18 +24,6 @@ function klbr(args: string[], stdio: "ignore" | "pipe" = "ignore", env: NodeJS.P
   const child = spawn(CLI[0]!, [...CLI.slice(1), "--data-dir", dataDir, "--workspace", workspace, ...args], { cwd: HOST_DIR, stdio: ["ignore", stdio, stdio], env });
   started.push(child);
   return child;
-}
-
-function sleepers(seconds: string): string[] {
-  return readdirSync("/proc")
-    .filter((p) => /^\d+$/.test(p))
-    .filter((p) => {
-      try {
-        return readFileSync(`/proc/${p}/cmdline`, "utf8") === `sleep\u0000${seconds}\u0000`;
-      } catch {
-        return false;
-      }
-    });
 }
 
 async function until(check: () => boolean, timeoutMs: number): Promise<boolean> {

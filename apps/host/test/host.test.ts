@@ -11,6 +11,7 @@ import type { LiveExecution, Notification } from "../src/requests/context";
 import { defaultPythonDir } from "../src/paths";
 import type { Host } from "../src/runtime/host";
 import { resultOf, startTestHost } from "./helpers";
+import { sleepers } from "./processes";
 
 let host: Host;
 let workspace: string;
@@ -349,15 +350,3 @@ describe("a dead hooks worker", () => {
   });
 });
 
-/** Pids of `sleep SECONDS` processes. */
-function sleepers(seconds: string): string[] {
-  return readdirSync("/proc")
-    .filter((p) => /^\d+$/.test(p))
-    .filter((p) => {
-      try {
-        return readFileSync(`/proc/${p}/cmdline`, "utf8") === `sleep\u0000${seconds}\u0000`;
-      } catch {
-        return false;
-      }
-    });
-}

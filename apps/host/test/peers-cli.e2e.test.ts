@@ -3,6 +3,7 @@ import { rmSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { CLI, HOST_DIR, klbrRun, type Run } from "./cli-run";
 import { tempDir } from "./helpers";
+import { stopDaemon } from "./processes";
 
 let dataDir: string;
 let workspace: string;
@@ -35,14 +36,6 @@ async function serve(): Promise<ChildProcess> {
     child.once("exit", () => reject(new Error(`serve exited: ${stderr}`)));
   });
   return child;
-}
-
-function stopDaemon(child: ChildProcess | null, signal: NodeJS.Signals = "SIGTERM"): Promise<void> {
-  if (!child || child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    child.once("exit", () => resolve());
-    child.kill(signal);
-  });
 }
 
 /** The durable log as `klbr log --json` prints it (optionally one session's). */

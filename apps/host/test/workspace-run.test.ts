@@ -1,7 +1,7 @@
-import { readdirSync, readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { Host } from "../src/runtime/host";
 import { resultOf, startTestHost } from "./helpers";
+import { sleepers } from "./processes";
 
 let host: Host;
 let close: () => Promise<void>;
@@ -13,19 +13,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await close();
 });
-
-/** Pids whose command line is exactly `sleep <seconds>`. */
-function sleepers(seconds: string): string[] {
-  return readdirSync("/proc")
-    .filter((p) => /^\d+$/.test(p))
-    .filter((p) => {
-      try {
-        return readFileSync(`/proc/${p}/cmdline`, "utf8") === `sleep\u0000${seconds}\u0000`;
-      } catch {
-        return false;
-      }
-    });
-}
 
 async function run(args: string): Promise<string | undefined> {
   const r = await host.execute(`o = await runtime.run(${args})\n(o['exit_code'], o['signal'], o['timed_out'], o['stdout'], o['duration_ms'])`);

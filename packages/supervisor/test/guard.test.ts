@@ -71,8 +71,13 @@ describe("the guard: workers die with the host, even after kill -9 (issue 10, it
       expect(pids).toHaveLength(2);
       expect(pids.every((pid) => isAlive(pid))).toBe(true);
       expect(readProc(pids[0]!)!.state).toBe("T");
+      // Identity is pid + start time: the suite spawns thousands of processes on a 32768-pid
+      // machine, so a pid freed by the kill may already name someone else's process.
+      const starts = new Map(pids.map((pid) => [pid, readProc(pid)!.start]));
+      const survivors = () => pids.filter((pid) => isAlive(pid) && readProc(pid)?.start === starts.get(pid));
       host.kill("SIGKILL");
-      expect(await waitFor(() => pids.every((pid) => !isAlive(pid)), 10_000)).toBe(true);
+      await waitFor(() => survivors().length === 0, 10_000);
+      expect(survivors().map((pid) => ({ pid, proc: readProc(pid) }))).toEqual([]);
     } finally {
       host.kill("SIGKILL");
       killAlive(pids);

@@ -334,19 +334,11 @@ export class Host implements HostServices {
 
   /** Wake a wait when its deadline passes (timers are rebuilt from the log after a restart). */
   scheduleWaitDeadline(waitId: string, deadlineMs: number): void {
-    // A wait accepted while the host stops gets no timer: it would fire on a closed log. The next
-    // start wakes it (overdue) or schedules it again from the durable row.
-    if (this.stopping) return;
-    const delay = Math.min(Math.max(0, deadlineMs - this.now()), 2 ** 31 - 1);
-    const timer = setTimeout(() => {
-      this.timers.delete(timer);
-      if (this.stopping) return;
+    this.at(deadlineMs, () => {
       // Only this wait: another open wait of the session has its own deadline, or none.
       const woken = wakeWait(this.db, waitId, "deadline", this.now());
       if (woken) this.announceWakes([woken], "deadline");
-    }, delay);
-    timer.unref();
-    this.timers.add(timer);
+    });
   }
 
   /**
@@ -354,11 +346,19 @@ export class Host implements HostServices {
    * start, so a restart in between wakes it then, at once when it is overdue).
    */
   scheduleDeferredInput(eventId: number, dueAtMs: number): void {
+    this.at(dueAtMs, () => this.wakeDeferred(eventId));
+  }
+
+  /**
+   * Run `fire` at a host-clock instant (at once when overdue). Nothing is scheduled or fired while
+   * the host stops: it would act on a closed log; the next start rebuilds the timer from the row.
+   */
+  private at(dueAtMs: number, fire: () => void): void {
     if (this.stopping) return;
     const delay = Math.min(Math.max(0, dueAtMs - this.now()), 2 ** 31 - 1);
     const timer = setTimeout(() => {
       this.timers.delete(timer);
-      if (!this.stopping) this.wakeDeferred(eventId);
+      if (!this.stopping) fire();
     }, delay);
     timer.unref();
     this.timers.add(timer);

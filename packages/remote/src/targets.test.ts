@@ -31,9 +31,9 @@ describe("parseTarget", () => {
     for (const workdir of ["klbr-work", `/${"w".repeat(200)}`, "/a:b"]) expect(parseTarget({ ...entry, workdir }).workdir).toBe(workdir);
   });
 
-  it("defaults python, user and identity_file", () => {
+  it("defaults python, user, port (22) and identity_file", () => {
     const { python: _p, ...rest } = entry;
-    expect(parseTarget({ ...rest, ssh: { host: "h", port: 22, known_hosts: "/kh" } })).toEqual({
+    expect(parseTarget({ ...rest, ssh: { host: "h", known_hosts: "/kh" } })).toEqual({
       ...entry,
       ssh: { host: "h", user: null, port: 22, identity_file: null, known_hosts: "/kh" },
     });

@@ -52,17 +52,19 @@ function exactKeys(where: string, value: unknown, keys: string[], optional: stri
   return record;
 }
 
-/** Validate one target (unknown keys fail; `user`, `identity_file` may be null, `python` defaults to python3). */
+/** Validate one target (unknown keys fail; `user`, `identity_file` may be null, `port` defaults to 22, `python` defaults to python3). */
 export function parseTarget(value: unknown): Target {
   const top = exactKeys("target", value, ["name", "ssh", "python", "workdir"], ["python"]);
   const name = top.name;
   if (typeof name !== "string" || !IDENTIFIER.test(name)) fail("target", `name ${JSON.stringify(name)} is not an identifier`);
   const where = `target ${JSON.stringify(name)}`;
-  const ssh = exactKeys(`${where} ssh`, top.ssh, ["host", "user", "port", "identity_file", "known_hosts"], ["user", "identity_file"]);
+  const ssh = exactKeys(`${where} ssh`, top.ssh, ["host", "user", "port", "identity_file", "known_hosts"], ["user", "port", "identity_file"]);
+  // ssh's own default when the file leaves the port out.
+  const port = ssh.port ?? 22;
   if (typeof ssh.host !== "string" || !HOST.test(ssh.host) || ssh.host.startsWith("-")) fail(where, `ssh.host ${JSON.stringify(ssh.host)} is not a host name or address`);
   const user = ssh.user ?? null;
   if (user !== null && (typeof user !== "string" || !USER.test(user))) fail(where, `ssh.user ${JSON.stringify(user)} is not a user name`);
-  if (!Number.isInteger(ssh.port) || (ssh.port as number) < 1 || (ssh.port as number) > 65535) fail(where, `ssh.port ${JSON.stringify(ssh.port)} is not a port (1..65535)`);
+  if (!Number.isInteger(port) || (port as number) < 1 || (port as number) > 65535) fail(where, `ssh.port ${JSON.stringify(port)} is not a port (1..65535)`);
   const identity = ssh.identity_file ?? null;
   const python = top.python ?? "python3";
   if (typeof python !== "string" || python.length === 0 || python.length > 4096 || /[\0\n]/.test(python)) fail(where, `python ${JSON.stringify(python)} is not a command`);
@@ -76,7 +78,7 @@ export function parseTarget(value: unknown): Target {
     ssh: {
       host: ssh.host,
       user: user as string | null,
-      port: ssh.port as number,
+      port: port as number,
       identity_file: identity === null ? null : path(where, identity, "ssh.identity_file"),
       known_hosts: path(where, ssh.known_hosts, "ssh.known_hosts"),
     },

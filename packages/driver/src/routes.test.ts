@@ -10,6 +10,11 @@ describe("routes.json (C10)", () => {
     expect(file.routes[0]).toEqual({ ...base, cells: "tool", accepts: { prompt_cache_retention: false, prompt_cache_options: false }, options: {} });
   });
 
+  it("reads an absent api_key_env as null (a local route has no key)", () => {
+    const { api_key_env: _k, ...keyless } = base;
+    expect(parseRoutes({ routes: [keyless] }).routes[0]!.api_key_env).toBeNull();
+  });
+
   it.each([
     [{ routes: [{ ...base, api: "gemini" }] }, /api must be one of/],
     [{ routes: [{ ...base, name: "no spaces" }] }, /name must be an identifier/],

@@ -42,7 +42,7 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-/** Check one route object and return it as a plain Route (defaults: cells "tool", accepts false, options {}). */
+/** Check one route object and return it as a plain Route (defaults: api_key_env null, cells "tool", accepts false, options {}). */
 export function parseRoute(value: unknown, at = "route"): Route {
   if (!isObject(value)) fail(`${at} must be an object, got ${describeValue(value)}`);
   for (const key of Object.keys(value)) if (!ROUTE_KEYS.includes(key)) fail(`${at} has an unknown field ${JSON.stringify(key)}`);
@@ -51,7 +51,8 @@ export function parseRoute(value: unknown, at = "route"): Route {
   if (!APIS.includes(api as RouteApi)) fail(`${at}.api must be one of ${APIS.join(", ")}, got ${describeValue(api)}`);
   if (typeof base_url !== "string" || !/^https?:\/\/./.test(base_url)) fail(`${at}.base_url must be an http(s) URL, got ${describeValue(base_url)}`);
   if (typeof model !== "string" || model.length === 0) fail(`${at}.model must be a non-empty string, got ${describeValue(model)}`);
-  if (api_key_env !== null && (typeof api_key_env !== "string" || !ENV_NAME.test(api_key_env))) {
+  // Absent reads as null: a local route (Ollama, vLLM) has no key.
+  if (api_key_env !== null && api_key_env !== undefined && (typeof api_key_env !== "string" || !ENV_NAME.test(api_key_env))) {
     fail(`${at}.api_key_env must be an environment variable name or null, got ${describeValue(api_key_env)}`);
   }
   if (!Number.isSafeInteger(context_tokens) || (context_tokens as number) < 256) fail(`${at}.context_tokens must be an integer >= 256, got ${describeValue(context_tokens)}`);

@@ -318,7 +318,7 @@ describe("behavior.activate", () => {
 
 describe("a workbench that cannot be restarted after its cell killed it", () => {
   test("the cell's report still comes back, and the next cell restarts the worker", async () => {
-    const internals = host as unknown as { python: string };
+    const internals = host.launch.settings;
     const python = internals.python;
     internals.python = "/nonexistent/klbr-python";
     let r;

@@ -85,6 +85,7 @@ export class Host {
   readonly hooks: HooksService;
   readonly skills: SkillsService;
   readonly headers: InstructionHeaders;
+  readonly requestLog: RequestLog;
   readonly workbenches: Workbenches;
   readonly cells: Cells;
   readonly wakes: Wakes;
@@ -102,6 +103,7 @@ export class Host {
   private readonly releaseLock: () => void;
 
   private constructor(private readonly options: HostOptions) {
+    const passEnv = passEnvNames(options.passEnv);
     this.layout = dataLayout(resolve(options.dataDir));
     this.dataDir = this.layout.dataDir;
     this.workspace = resolve(options.workspace ?? process.cwd());
@@ -123,11 +125,11 @@ export class Host {
     const now = () => this.now();
     const notify = (n: Notification) => this.notifier.notify(n);
     const { interruptGraceMs, sigintGraceMs } = options;
-    this.launch = new WorkerLaunch({ python, pythonDir, workspace: this.workspace, sandbox: this.sandbox, passEnv: passEnvNames(options.passEnv), interruptGraceMs, sigintGraceMs });
+    this.launch = new WorkerLaunch({ python, pythonDir, workspace: this.workspace, sandbox: this.sandbox, passEnv, interruptGraceMs, sigintGraceMs });
     this.hooks = new HooksService({ db, sqlite, now, notify, life, launch: this.launch, releasesDir: this.layout.releases, defaultSource: join(pythonDir, "klbr_hooks") });
     this.skills = new SkillsService({ builtinDir: options.builtinSkillsDir ?? process.env.KLBR_SKILLS_DIR ?? join(this.workspace, "skills"), managedDir: this.layout.managedSkills });
     this.headers = new InstructionHeaders(db, now, (sessionId) => adoptedSources(db, sessionId));
-    const requestLog = new RequestLog(db, now);
+    const requestLog = (this.requestLog = new RequestLog(db, now));
     this.remote = new RemoteNamespaces({ db, dataDir: this.dataDir, pythonDir, now, newId, ...this.launch.graces() });
     this.workbenches = new Workbenches({ db, now, notify, life, launch: this.launch, skills: this.skills, headers: this.headers, onHostReply: (event) => requestLog.replied(event) });
     this.wakes = new Wakes({ db, now, notify, life, hooks: this.hooks });

@@ -1,6 +1,7 @@
 import { SupervisorError } from "./errors.js";
 import { IDENTIFIER } from "./operation.js";
-import type { StartWorkerOptions, Worker, WorkerExit } from "./options.js";
+import type { WorkerExit } from "./completion.js";
+import type { StartWorkerOptions, Worker } from "./options.js";
 import { prepareWorker } from "./start.js";
 
 /** Options of {@link startSpare}: those of a workbench, without the identity it gets when taken. */

@@ -46,9 +46,8 @@ export class IdleCuller {
     return worker !== null && worker.state === "ready" && bench.idle && !this.deps.turnRunning(bench.sessionId);
   }
 
-  /** Cull every workbench idle past the timeout; resolves when their workers are gone. */
-  async sweep(): Promise<void> {
-    const now = performance.now();
+  /** Cull every workbench idle past the timeout as of `now` (monotonic ms); resolves when their workers are gone. */
+  async sweep(now = performance.now()): Promise<void> {
     await Promise.all(this.deps.all().filter((b) => this.isIdle(b, now)).map((b) => this.cull(b)));
   }
 

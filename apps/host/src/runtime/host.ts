@@ -261,7 +261,7 @@ export class Host {
     const culler = this.culler;
     const live = this.workbenches.all().filter((b) => b.worker !== null && b.worker.state !== "dead");
     return {
-      spare: { target: this.workbenches.spares.target, ready: this.workbenches.spares.available },
+      spare: { target: this.workbenches.spares.target, ready: this.workbenches.spares.available, pids: this.workbenches.spares.pids },
       idle_timeout_ms: this.options.idleTimeoutMs ?? null,
       live: live.length,
       idle: live.filter((b) => b.idle && b.worker!.state === "ready").length,

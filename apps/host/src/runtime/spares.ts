@@ -50,6 +50,11 @@ export class SparePool {
     return this.ready.filter((s) => s.worker.available).length;
   }
 
+  /** The pids of the spares started and not taken. */
+  get pids(): number[] {
+    return this.ready.filter((s) => s.worker.available).map((s) => s.worker.pid);
+  }
+
   /** Start spares until `count` are up (one at a time: each start costs a core for ~100 ms). */
   fill(): Promise<void> {
     if (this.deps.count <= 0 || this.stopped) return Promise.resolve();

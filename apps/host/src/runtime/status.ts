@@ -31,7 +31,7 @@ export interface StatusDeps {
 
 /** `workbench_pool` of `klbr status` (C19): spares kept and ready, the idle timeout, live, idle and culled workbenches. */
 export interface WorkbenchPoolView {
-  spare: { target: number; ready: number };
+  spare: { target: number; ready: number; pids: number[] };
   idle_timeout_ms: number | null;
   /** Workbenches with a live worker. */
   live: number;

@@ -20,6 +20,7 @@ describe("public surface", () => {
       "readGuardStatus",
       "recordRoot",
       "resolvePython",
+      "startSpare",
       "startWorker",
       "sweepPrivateDirs",
       "treeTag",

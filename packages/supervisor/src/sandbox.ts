@@ -1,4 +1,5 @@
 import type { WorkerCommand } from "./command.js";
+import type { EnvHandoff } from "./guard-launch.js";
 import { listProcs, readProc, type ProcEntry } from "./tree.js";
 
 /**
@@ -15,6 +16,11 @@ export interface WorkerSandbox {
    * first, which ends every process in the namespace, setsid or not, environment cleared or not.
    */
   pidNamespace?: boolean;
+  /**
+   * "bwrap": the prefix is bubblewrap, which then runs with the host's minimal environment and
+   * hands the worker's to the worker inside (`--clearenv`, `--setenv`; see guard-launch.ts).
+   */
+  envHandoff?: EnvHandoff;
 }
 
 /** One process recorded with its start time, so a reused pid is never signalled. */

@@ -6,7 +6,8 @@ import { createServer, type Server, type Socket } from "node:net";
 import { execa } from "execa";
 import { Channel } from "./channel.js";
 import { workerCommand } from "./command.js";
-import { guardArgv, readGuardStatus } from "./guard.js";
+import { readGuardStatus } from "./guard.js";
+import { guardLaunch, launcherEnv, sendCommandEnv, tagsIn } from "./guard-launch.js";
 import { namespaceProcs, signalPinned, wrapCommand, type NamespaceProcs, type PinnedProc } from "./sandbox.js";
 import type {
   CellCompletion,
@@ -223,8 +224,11 @@ class WorkerProcess implements Worker {
     );
     // Under the guard: it dies with the host (even kill -9), and as a subreaper it keeps and kills
     // whatever the worker's tree leaves behind when the worker dies, setsid'd or env-cleared.
-    const [file, ...args] = guardArgv([inner.file, ...inner.args]);
-    const env = inner.env;
+    // The guard, bwrap and ssh run on the host, so they get the host's own minimal environment;
+    // the worker's (passed names, token) reaches the worker alone (guard-launch.ts).
+    const launcher = launcherEnv([this.#tag, ...tagsIn(this.#opts.env)]);
+    const launch = guardLaunch([inner.file, ...inner.args], this.#opts.transport ? launcher : inner.env, launcher, this.#opts.sandbox?.envHandoff);
+    const { file, args, env } = launch;
 
     const ready = new Promise<void>((resolve, reject) => {
       this.#handshake = { resolve, reject };
@@ -240,8 +244,8 @@ class WorkerProcess implements Worker {
     const subprocess = execa(file, args, {
       detached: true,
       cleanup: false,
-      // fd 3: the guard's status line.
-      stdio: [transport ? "pipe" : "ignore", "pipe", "pipe", "pipe"],
+      // fd 3: the guard's status line; fd 4: the worker's environment.
+      stdio: [transport ? "pipe" : "ignore", "pipe", "pipe", "pipe", "pipe"],
       buffer: false,
       reject: false,
       encoding: "buffer",
@@ -261,6 +265,7 @@ class WorkerProcess implements Worker {
       });
     }
     this.#pid = subprocess.pid;
+    sendCommandEnv(subprocess.stdio[4], launch.commandEnv);
     if (transport && subprocess.stdin) {
       // The command may die before reading it (EPIPE): its exit tells the story, not this stream.
       subprocess.stdin.on("error", () => undefined);

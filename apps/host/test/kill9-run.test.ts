@@ -1,7 +1,7 @@
 // Issue 26, item 1: kill -9 of the daemon with a workspace.run command in flight, at random
 // offsets (during the guard's and the command's start too), never leaves a process behind.
 // KLBR_KILL9_ROUNDS sets the count (CI runs a few; 200 ran green before this was merged).
-import { existsSync, readFileSync, rmSync } from "node:fs";
+import { appendFileSync, existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, test } from "vitest";
 import { tempDir } from "./helpers";
@@ -12,6 +12,8 @@ const dataDir = tempDir("klbr-k9d-");
 const workspace = tempDir("klbr-k9w-");
 const marks: string[] = [];
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** KLBR_LOOP_LOG=FILE: one line per round, for long local runs. */
+const note = (line: string) => process.env.KLBR_LOOP_LOG && appendFileSync(process.env.KLBR_LOOP_LOG, `${line}\n`);
 
 afterAll(() => {
   for (const mark of marks) killMarked(mark);
@@ -54,7 +56,9 @@ describe("kill -9 of the daemon with a workspace.run in flight (issue 26, item 1
       daemon.child.kill("SIGKILL");
       await exited;
       daemon.client.close();
-      if (!(await until(() => marked(mark).length === 0, 10_000))) {
+      const clean = await until(() => marked(mark).length === 0, 10_000);
+      note(`round ${round} offset ${offset.toFixed(1)} ms ${clean ? "clean" : "SURVIVORS"}`);
+      if (!clean) {
         survivors.push(`round ${round} (offset ${offset.toFixed(1)} ms): ${describePids(marked(mark)).join("; ")}`);
         killMarked(mark);
       }

@@ -2,7 +2,7 @@
 // recovery, starting workers, opening the control socket) stops cleanly: exit 0, no worker left,
 // the log closed. KLBR_SERVE_STOP_ROUNDS sets the count (CI runs a few; 100 ran green before merge).
 import { spawn } from "node:child_process";
-import { cpSync, existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { appendFileSync, cpSync, existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { tempDir } from "./helpers";
@@ -14,6 +14,8 @@ const crashed = tempDir("klbr-ssc-");
 const workspace = tempDir("klbr-ssw-");
 const dirs: string[] = [crashed, workspace];
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** KLBR_LOOP_LOG=FILE: one line per round, for long local runs. */
+const note = (line: string) => process.env.KLBR_LOOP_LOG && appendFileSync(process.env.KLBR_LOOP_LOG, `${line}\n`);
 
 /** Pids whose environment holds KLBR_HOST_TREE=<tag>: what a host run started and left. */
 function carrying(tag: string): number[] {
@@ -87,6 +89,7 @@ describe("SIGTERM during klbr serve's start and recovery (issue 26, item 2)", ()
       const offset = Math.random() * span;
       const r = i === 0 ? first : await round(offset);
       const left = carrying(r.tag);
+      note(`round ${i} offset ${i === 0 ? "serving" : offset.toFixed(0)} of ${span.toFixed(0)} ms: exit ${r.code} signal ${r.signal} left ${left.length}`);
       if (r.code !== 0 || r.signal !== null || !r.stderr.includes("klbr: stopped") || left.length > 0) {
         bad.push(`round ${i} (offset ${i === 0 ? "serving" : offset.toFixed(0)} ms of ${span.toFixed(0)}): exit ${r.code} signal ${r.signal}, left ${left.join(",")}; stderr ${r.stderr.slice(-300)}`);
       }

@@ -5,7 +5,7 @@
 import { readdirSync, readFileSync, readlinkSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { tempDir } from "./helpers";
+import { removeTree, tempDir } from "./helpers";
 import { bwrapAvailable, klbr, probe, startDaemon, stopDaemon, type Daemon } from "./sandbox-support";
 
 const HAS_BWRAP = bwrapAvailable();
@@ -60,7 +60,7 @@ describe.each(MODES)("environment handoff under sandbox $mode (issue 19, item 1)
       daemon.client.close();
       await stopDaemon(daemon.child);
     }
-    for (const dir of [dataDir, workspace]) if (dir) rmSync(dir, { recursive: true, force: true });
+    for (const dir of [dataDir, workspace]) if (dir) removeTree(dir);
   });
 
   const it = test.skipIf(sandboxed && !HAS_BWRAP);
@@ -114,7 +114,7 @@ describe.skipIf(!HAS_BWRAP)("kernel settings and namespaces under bwrap (issue 1
       daemon.client.close();
       await stopDaemon(daemon.child);
     }
-    for (const dir of [dataDir, workspace]) if (dir) rmSync(dir, { recursive: true, force: true });
+    for (const dir of [dataDir, workspace]) if (dir) removeTree(dir);
   });
 
   // Opened for writing and closed without a byte written: a failure before the fix changes nothing.

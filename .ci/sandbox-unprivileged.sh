@@ -29,5 +29,7 @@ echo "sandbox battery as $(as_user id -un) (uid $(as_user id -u))"
 warm=$(as_user mktemp -d)
 as_user bash -c "cd '$copy/apps/host' && node --conditions=@klbr/source --import tsx test/run-cli.ts --data-dir '$warm/data' --workspace '$warm' exec '1+1' >/dev/null"
 rm -rf "$warm"
-as_user bash -c "cd '$copy/apps/host' && '$copy/node_modules/.bin/vitest' run test/sandbox"
-as_user bash -c "cd '$copy/packages/supervisor' && '$copy/node_modules/.bin/vitest' run test/python-sandbox.test.ts test/guard-window.test.ts"
+# Longer limits than the suites' own: every CLI the battery spawns compiles with the user's own cache.
+limits="--testTimeout=60000 --hookTimeout=180000"
+as_user bash -c "cd '$copy/apps/host' && '$copy/node_modules/.bin/vitest' run $limits test/sandbox"
+as_user bash -c "cd '$copy/packages/supervisor' && '$copy/node_modules/.bin/vitest' run $limits test/python-sandbox.test.ts test/guard-window.test.ts"

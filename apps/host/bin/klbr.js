@@ -1,5 +1,9 @@
 #!/usr/bin/env node
-import { exitWhenDrained, main } from "../dist/cli.js";
+// First: `klbr serve` takes SIGINT/SIGTERM as a clean stop from this moment on (src/early-stop.ts).
+import { armForServe } from "../dist/early-stop.js";
+
+armForServe();
+const { exitWhenDrained, main } = await import("../dist/cli.js");
 
 // A reader that closed the pipe early (`klbr log | head`) is not an error of ours.
 for (const stream of [process.stdout, process.stderr]) stream.on("error", (error) => {

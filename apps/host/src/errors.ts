@@ -11,6 +11,7 @@ export type HostErrorCode =
   | "DATA_DIR_PERMISSIONS"
   | "DATABASE_CORRUPT"
   | "SANDBOX_INVALID"
+  | "SANDBOX_DATA_IN_WORKSPACE"
   | "SANDBOX_UNAVAILABLE";
 
 /** A host or CLI failure with a stable code; the message names the offending value. */

@@ -1,10 +1,28 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, lstatSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { Host, type HostOptions } from "../src/runtime/host";
 
 /** A short temporary directory (Unix socket paths must stay under 108 bytes). */
 export function tempDir(prefix = "klbr-h-"): string {
   return mkdtempSync(join("/tmp", prefix));
+}
+
+/**
+ * `rm -rf` that works for a normal user too: a data directory's release snapshots are read-only
+ * (directories 0555), which only root can empty without making them writable first.
+ */
+export function removeTree(dir: string): void {
+  const open = (path: string): void => {
+    try {
+      if (!lstatSync(path).isDirectory()) return;
+      chmodSync(path, 0o700);
+      for (const name of readdirSync(path)) open(join(path, name));
+    } catch {
+      // gone, or not ours: rmSync says so if it matters
+    }
+  };
+  open(dir);
+  rmSync(dir, { recursive: true, force: true });
 }
 
 /** Start a host on a fresh data directory and workspace; `close` stops it and removes both. */
@@ -18,8 +36,8 @@ export async function startTestHost(options: Partial<HostOptions> = {}): Promise
     workspace,
     close: async () => {
       await host.stop();
-      rmSync(dataDir, { recursive: true, force: true });
-      rmSync(workspace, { recursive: true, force: true });
+      removeTree(dataDir);
+      removeTree(workspace);
     },
   };
 }

@@ -5,7 +5,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { tempDir } from "./helpers";
+import { removeTree, tempDir } from "./helpers";
 import { alive, attempt, bwrapAvailable, escapeCode, exec, killMarked, klbr, marked, marker, probe, startDaemon, stopDaemon, until, type Daemon } from "./sandbox-support";
 
 const HAS_BWRAP = bwrapAvailable();
@@ -52,7 +52,7 @@ describe.each(MODES)("a cell under sandbox $mode", ({ mode, args }) => {
     }
     for (const mark of marks) killMarked(mark);
     tcp?.close();
-    for (const dir of [dataDir, workspace, outside]) if (dir) rmSync(dir, { recursive: true, force: true });
+    for (const dir of [dataDir, workspace, outside]) if (dir) removeTree(dir);
   });
 
   const it = test.skipIf(sandboxed && !HAS_BWRAP);

@@ -1,21 +1,36 @@
 """klbr_guard: run one command so that nothing it starts outlives it, or the host.
 
-    python3 -I -S klbr_guard.py [--status-fd N] [--parent PID] -- ARGV...
+    python3 -I -S klbr_guard.py [--status-fd N] [--parent PID] [--env-fd N [--bwrap-env]] -- ARGV...
 
 The guard stays the command's parent for the command's whole life:
 
 * It asks the kernel for SIGTERM when its parent (the host) dies (``PR_SET_PDEATHSIG``), so a
-  ``kill -9`` of the host still ends the command and everything below it.
+  ``kill -9`` of the host still ends the command and everything below it. ``--parent PID`` names
+  the host: a host that died before the death signal was armed is seen (``getppid``), and nothing
+  is started.
 * It is a child subreaper (``PR_SET_CHILD_SUBREAPER``): whatever the command starts stays below the
   guard when its own parent exits, whether it called ``setsid``, double-forked or cleared its
   environment. When the command exits (or the guard is told to stop), every process still below
   the guard is frozen and killed, and the guard exits with the command's status: the same exit
   code, or death by the same signal.
+* The command itself gets ``PR_SET_PDEATHSIG`` (SIGKILL) before it is executed, so it dies even
+  if the guard does.
 * ``--status-fd N`` gets one line, then is closed: ``pid <child pid>`` once the command was
   executed, or ``error <errno> <message>`` when it could not be (the guard then exits 127).
+* ``--env-fd N``: the command's environment, NUL-separated ``NAME=VALUE`` entries read from fd N
+  up to its end. The guard's own environment (and, with ``--bwrap-env``, bubblewrap's) stays the
+  host's minimal one: variables meant for the command (``LD_PRELOAD``...) never reach a program
+  that runs on the host. Without it the command inherits the guard's environment.
+* ``--bwrap-env``: the command is bubblewrap. It is started with the guard's environment and is
+  told, on an ``--args`` descriptor (not on its command line, which every user can read), to
+  ``--clearenv`` and ``--setenv`` each entry: only what runs inside the sandbox gets them.
 
-Standard library only; started with ``-I -S`` so no environment variable or site file of the
-command's environment changes what the guard does.
+Stop signals (SIGTERM, SIGHUP, SIGINT, SIGQUIT) and SIGCHLD are blocked from the first statement
+and taken synchronously (``sigwaitinfo``): no signal can interrupt the guard between starting the
+command and being ready to kill it.
+
+Standard library only; started with ``-I -S`` so no environment variable or site file changes what
+the guard does.
 """
 
 import ctypes
@@ -27,20 +42,26 @@ import time
 # The C module: `signal` itself imports enum, which is most of this script's start-up time.
 import _signal as signal
 
+# Blocked before anything else: a host that dies from here on leaves a pending SIGTERM, never an
+# exception at an arbitrary point (between fork and being ready to kill the child, say).
+_STOPS = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT, signal.SIGQUIT)
+_WAITED = set(_STOPS) | {signal.SIGCHLD}
+signal.pthread_sigmask(signal.SIG_BLOCK, _WAITED)
+
 PR_SET_PDEATHSIG = 1
 PR_SET_CHILD_SUBREAPER = 36
 #: Signals the command may rely on having their default action (Python ignores SIGPIPE, SIGXFSZ).
 _DEFAULTED = ("SIGPIPE", "SIGXFSZ", "SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT", "SIGUSR1", "SIGUSR2")
 
-
-class _Stop(Exception):
-    """Raised by the guard's signal handler: stop the command's whole tree now."""
+_libc = None
 
 
 def _prctl(option, value):
+    global _libc
     try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        return libc.prctl(option, value, 0, 0, 0) == 0
+        if _libc is None:
+            _libc = ctypes.CDLL(None, use_errno=True)
+        return _libc.prctl(option, value, 0, 0, 0) == 0
     except (OSError, AttributeError):
         return False
 
@@ -86,17 +107,18 @@ def _signal(pid, signum):
         pass
 
 
-def _reap():
-    """Reap every exited child; returns False once the guard has no child left."""
+def _reap(child=None):
+    """Reap every exited child. Returns (children left, status of ``child`` if it was reaped)."""
+    status = None
     while True:
         try:
-            pid, _status = os.waitpid(-1, os.WNOHANG)
+            pid, st = os.waitpid(-1, os.WNOHANG)
         except ChildProcessError:
-            return False
-        except InterruptedError:
-            continue
+            return False, status
         if pid == 0:
-            return True
+            return True, status
+        if pid == child:
+            status = st
 
 
 def _kill_below(limit=5.0):
@@ -115,13 +137,10 @@ def _kill_below(limit=5.0):
             seen.update(fresh)
         for pid in seen:
             _signal(pid, signal.SIGKILL)
-        if not _reap() and not seen:
+        left, _ = _reap()
+        if not left and not seen:
             return
         time.sleep(0.005)
-
-
-def _stop(signum, frame):
-    raise _Stop(signum)
 
 
 def _mirror(status):
@@ -152,78 +171,144 @@ def _write_status(fd, line):
 
 
 def _parse(argv):
-    status_fd, parent = None, None
+    opts = {"status_fd": None, "parent": None, "env_fd": None, "bwrap_env": False}
     i = 0
     while i < len(argv) and argv[i] != "--":
+        if argv[i] == "--bwrap-env":
+            opts["bwrap_env"] = True
+            i += 1
+            continue
         if argv[i] == "--status-fd":
-            status_fd = int(argv[i + 1])
+            opts["status_fd"] = int(argv[i + 1])
         elif argv[i] == "--parent":
-            parent = int(argv[i + 1])
+            opts["parent"] = int(argv[i + 1])
+        elif argv[i] == "--env-fd":
+            opts["env_fd"] = int(argv[i + 1])
         else:
             raise SystemExit("klbr_guard: unknown option %r" % argv[i])
         i += 2
     command = argv[i + 1 :]
     if not command:
         raise SystemExit("klbr_guard: no command after --")
-    return status_fd, parent, command
+    if opts["bwrap_env"] and opts["env_fd"] is None:
+        raise SystemExit("klbr_guard: --bwrap-env needs --env-fd")
+    return opts, command
+
+
+def _read_env(fd):
+    """The command's environment from ``fd``: NUL-separated NAME=VALUE entries, read to the end."""
+    data = []
+    while True:
+        try:
+            chunk = os.read(fd, 65536)
+        except InterruptedError:
+            continue
+        if not chunk:
+            break
+        data.append(chunk)
+    os.close(fd)
+    env = {}
+    for entry in b"".join(data).split(b"\0"):
+        name, sep, value = entry.partition(b"=")
+        if sep and name:
+            env[name] = value
+    return env
+
+
+def _bwrap_args(env):
+    """An --args descriptor telling bwrap to clear its environment and set ``env`` for the sandbox."""
+    fd = os.memfd_create("klbr-bwrap-env", 0)
+    os.set_inheritable(fd, True)
+    parts = [b"--clearenv"]
+    for name, value in env.items():
+        parts += [b"--setenv", name, value]
+    payload = b"\0".join(parts) + b"\0"
+    view = memoryview(payload)
+    while view:
+        view = view[os.write(fd, view) :]
+    os.lseek(fd, 0, os.SEEK_SET)
+    return fd
+
+
+def _stop_pending():
+    return bool(signal.sigpending() & set(_STOPS))
+
+
+def _exec_child(command, env, report_w, guard_pid):
+    """In the forked child: never returns. Dies with the guard, then becomes the command."""
+    try:
+        # Armed before anything else: from here a guard that dies for any reason takes the command.
+        _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+        if os.getppid() != guard_pid:
+            os._exit(127)
+        for name in _DEFAULTED:
+            signal.signal(getattr(signal, name), signal.SIG_DFL)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _WAITED)
+        if env is None:
+            os.execvp(command[0], command)
+        else:
+            os.execvpe(command[0], command, env)
+    except OSError as error:
+        os.write(report_w, ("%d %s" % (error.errno or 0, error.strerror or error)).encode("utf-8", "replace"))
+    except BaseException as error:  # noqa: BLE001 - the child must never return into the guard
+        os.write(report_w, ("0 %s" % error).encode("utf-8", "replace"))
+    os._exit(127)
+
+
+def _wait(child):
+    """Wait for the command to exit (its status) or for a stop signal (None)."""
+    while True:
+        info = signal.sigwaitinfo(_WAITED)
+        if info.si_signo != signal.SIGCHLD:
+            return None
+        _, status = _reap(child)
+        if status is not None:
+            return status
 
 
 def main(argv):
-    status_fd, parent, command = _parse(argv)
-    for name in ("SIGTERM", "SIGHUP", "SIGINT", "SIGQUIT"):
-        signal.signal(getattr(signal, name), _stop)
+    opts, command = _parse(argv)
+    status_fd = opts["status_fd"]
     _prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
     # The host may have died before the death signal was armed: then nothing is started at all.
-    if parent is not None and os.getppid() != parent:
-        _write_status(status_fd, "error %d the host (pid %d) is gone\n" % (errno.ESRCH, parent))
+    if opts["parent"] is not None and os.getppid() != opts["parent"]:
+        _write_status(status_fd, "error %d the host (pid %d) is gone\n" % (errno.ESRCH, opts["parent"]))
         return 127
     _prctl(PR_SET_CHILD_SUBREAPER, 1)
+    env = _read_env(opts["env_fd"]) if opts["env_fd"] is not None else None
+    if opts["bwrap_env"]:
+        command = [command[0], "--args", str(_bwrap_args(env))] + command[1:]
+        env = None  # bwrap itself runs with the guard's environment
+    if _stop_pending():
+        _write_status(status_fd, "error %d stopped before the command started\n" % errno.ECANCELED)
+        return 127
     report_r, report_w = os.pipe2(os.O_CLOEXEC)
+    guard_pid = os.getpid()
     child = os.fork()
     if child == 0:
-        try:
-            os.close(report_r)
-            if status_fd is not None:
-                os.close(status_fd)
-            for name in _DEFAULTED:
-                signal.signal(getattr(signal, name), signal.SIG_DFL)
-            os.execvp(command[0], command)
-        except OSError as error:
-            os.write(report_w, ("%d %s" % (error.errno or 0, error.strerror or error)).encode("utf-8", "replace"))
-        except BaseException as error:  # noqa: BLE001 - the child must never return into the guard
-            os.write(report_w, ("0 %s" % error).encode("utf-8", "replace"))
-        os._exit(127)
+        os.close(report_r)
+        if status_fd is not None:
+            os.close(status_fd)
+        _exec_child(command, env, report_w, guard_pid)
     os.close(report_w)
     # The guard writes nothing: the command's output pipes close when the command's tree does.
     null = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
         os.dup2(null, fd)
     os.close(null)
-    status = None
-    try:
-        failure = b""
-        while True:
-            chunk = os.read(report_r, 4096)
-            if not chunk:
-                break
-            failure += chunk
-        os.close(report_r)
-        if failure:
-            _write_status(status_fd, "error %s\n" % failure.decode("utf-8", "replace"))
-            os.waitpid(child, 0)
-            return 127
-        _write_status(status_fd, "pid %d\n" % child)
-        while status is None:
-            pid, st = os.waitpid(-1, 0)
-            if pid == child:
-                status = st
-    except _Stop:
-        pass
-    except ChildProcessError:
-        pass
-    # Ignore further stop requests: the kill below must finish.
-    for name in ("SIGTERM", "SIGHUP", "SIGINT", "SIGQUIT"):
-        signal.signal(getattr(signal, name), signal.SIG_IGN)
+    failure = b""
+    while True:
+        chunk = os.read(report_r, 4096)
+        if not chunk:
+            break
+        failure += chunk
+    os.close(report_r)
+    if failure:
+        _write_status(status_fd, "error %s\n" % failure.decode("utf-8", "replace"))
+        _kill_below()
+        return 127
+    _write_status(status_fd, "pid %d\n" % child)
+    status = _wait(child)
     _kill_below()
     if status is None:
         return 128 + signal.SIGKILL

@@ -1,5 +1,6 @@
 import type { CellCompletion, HookCompletion, InterruptOutcome, WorkerExit } from "./completion.js";
 import type { HelloMessage, HookInput, HookSlot, HostReplyBody as HostReply, HostRequest } from "./wire.js";
+import type { EnvHandoff } from "./guard-launch.js";
 
 /** A worker's role. */
 export type WorkerRole = "workbench" | "hooks";
@@ -93,6 +94,11 @@ export interface WorkerSandbox {
    * first, which ends every process in the namespace, setsid or not, environment cleared or not.
    */
   pidNamespace?: boolean;
+  /**
+   * "bwrap": the prefix is bubblewrap, which then runs with the host's minimal environment and
+   * hands the worker's to the worker inside (`--clearenv`, `--setenv`; see guard-launch.ts).
+   */
+  envHandoff?: EnvHandoff;
 }
 
 /**

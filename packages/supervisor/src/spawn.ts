@@ -3,7 +3,8 @@ import { execa } from "execa";
 import type { WorkerCommand } from "./command.js";
 import { drainInto } from "./drain.js";
 import { trackWorker } from "./exit-hook.js";
-import { guardArgv, readGuardStatus } from "./guard.js";
+import { readGuardStatus } from "./guard.js";
+import { guardLaunch, sendCommandEnv, type EnvHandoff } from "./guard-launch.js";
 import { pin, type PinnedProc } from "./sandbox.js";
 import type { ByteTail } from "./tail.js";
 import type { TreeTag } from "./tagged.js";
@@ -39,6 +40,9 @@ export interface SpawnSpec {
   dir: string;
   known: KnownProcs;
   tag: TreeTag;
+  /** The environment of the guard (and bwrap, ssh): never the worker's, which goes to the worker alone. */
+  launcher: Record<string, string>;
+  envHandoff: EnvHandoff | undefined;
   stdout: ByteTail;
   stderr: ByteTail;
   /** The guard reported its one child (pinned; undefined when already gone). */
@@ -55,19 +59,22 @@ export interface SpawnSpec {
  */
 export function spawnGuarded(spec: SpawnSpec): SpawnedWorker | SpawnFailure {
   const { command } = spec;
-  const [file, ...args] = guardArgv([command.file, ...command.args]);
   const transport = spec.transportToken !== undefined;
   const stdinPipe = transport || spec.spare;
+  // The worker's environment (passed names, token) reaches the worker alone (guard-launch.ts);
+  // through a transport, the spawned command is ssh, which runs here: it gets the launcher's.
+  const launch = guardLaunch([command.file, ...command.args], transport ? spec.launcher : command.env, spec.launcher, spec.envHandoff);
+  const { file, args } = launch;
   const subprocess = execa(file, args, {
     detached: true,
     cleanup: false,
-    // fd 3: the guard's status line.
-    stdio: [stdinPipe ? "pipe" : "ignore", "pipe", "pipe", "pipe"],
+    // fd 3: the guard's status line; fd 4: the worker's environment.
+    stdio: [stdinPipe ? "pipe" : "ignore", "pipe", "pipe", "pipe", "pipe"],
     buffer: false,
     reject: false,
     encoding: "buffer",
     extendEnv: false,
-    env: command.env,
+    env: launch.env,
     ...(spec.cwd !== undefined ? { cwd: spec.cwd } : {}),
   });
   if (subprocess.pid === undefined) {
@@ -79,6 +86,7 @@ export function spawnGuarded(spec: SpawnSpec): SpawnedWorker | SpawnFailure {
     };
   }
   const pid = subprocess.pid;
+  sendCommandEnv(subprocess.stdio[4], launch.commandEnv);
   let control: NodeJS.WritableStream | undefined;
   if (stdinPipe && subprocess.stdin) {
     // The command may die before reading it (EPIPE): its exit tells the story, not this stream.

@@ -18,6 +18,7 @@ import { resolveConfig, type ExecuteOptions, type StartWorkerOptions, type Worke
 import { removePrivateDir } from "./private-dir.js";
 import { hostFailure, messageOf, type StopInfo, type StopKind } from "./records.js";
 import { wrapCommand, type NamespaceProcs, type PinnedProc } from "./sandbox.js";
+import { launcherEnv, tagsIn } from "./guard-launch.js";
 import { spawnGuarded, type SpawnedWorker } from "./spawn.js";
 import { ByteTail } from "./tail.js";
 import { treeTag } from "./tagged.js";
@@ -189,6 +190,9 @@ export class WorkerProcess implements Worker {
       dir: this.#dir,
       known: this.#known,
       tag: this.#tag,
+      // The guard, bwrap and ssh run on the host: the host's own minimal environment and the tags.
+      launcher: launcherEnv([this.#tag, ...tagsIn(this.#opts.env)]),
+      envHandoff: this.#opts.sandbox?.envHandoff,
       stdout: this.#stdout,
       stderr: this.#stderr,
       onInner: (inner) => (this.#inner ??= inner),

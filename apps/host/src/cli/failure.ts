@@ -48,6 +48,8 @@ function hintFor(code: string, e: Coded, ctx: FailureContext): { hint: string | 
       return { hint: `${db} cannot be written: check its permissions and its directory's, or choose another --data-dir`, exit: EXIT.UNAVAILABLE };
     case "SANDBOX_INVALID":
       return { hint: "--sandbox (KLBR_SANDBOX) is none or bwrap; --network (KLBR_SANDBOX_NETWORK) is on or off, and off needs --sandbox bwrap", exit: EXIT.USAGE };
+    case "SANDBOX_DATA_IN_WORKSPACE":
+      return { hint: "keep the data directory outside the workspace: pass --data-dir DIR (or KLBR_DATA_DIR) elsewhere, or serve another workspace with -w DIR", exit: EXIT.UNAVAILABLE };
     case "SANDBOX_UNAVAILABLE":
       return { hint: "install bubblewrap and allow user namespaces, or run with --sandbox none (unsandboxed)", exit: EXIT.UNAVAILABLE };
     case "WORKER_SPAWN_FAILED":

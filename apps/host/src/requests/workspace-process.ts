@@ -1,5 +1,5 @@
 import type { Readable } from "node:stream";
-import { guardArgv, killTagged, killTree, readGuardStatus, recordRoot, treeTag } from "@klbr/supervisor";
+import { guardLaunch, killTagged, killTree, readGuardStatus, recordRoot, sendCommandEnv, treeTag, type EnvHandoff } from "@klbr/supervisor";
 import { execa } from "execa";
 import { BoundedOutput } from "./workspace-output";
 
@@ -24,7 +24,12 @@ export interface CommandOutcome {
 export interface CommandOptions {
   argv: string[];
   cwd: string;
+  /** The command's environment: it reaches the command alone. */
   env: Record<string, string>;
+  /** The environment of what runs on the host to start it (the guard, bwrap): the host's own minimal one. */
+  launcher: Record<string, string>;
+  /** "bwrap" when argv starts with a bwrap prefix: the environment is handed to the command inside. */
+  handoff?: EnvHandoff;
   timeoutMs: number;
   maxOutputBytes: number;
   signal?: AbortSignal;
@@ -45,12 +50,14 @@ export async function runCommand(opts: CommandOptions): Promise<CommandOutcome> 
   const budget = { left: opts.maxOutputBytes };
   const stdout = new BoundedOutput(budget);
   const stderr = new BoundedOutput(budget);
-  const [file, ...args] = guardArgv(opts.argv);
-  const child = execa(file, args, {
+  // The cell's variables (LD_PRELOAD...) go to the command only, never to the guard or bwrap.
+  const launch = guardLaunch(opts.argv, { ...opts.env, [tag.name]: tag.value }, { ...opts.launcher, [tag.name]: tag.value }, opts.handoff);
+  const child = execa(launch.file, launch.args, {
     cwd: opts.cwd,
-    env: { ...opts.env, [tag.name]: tag.value },
+    env: launch.env,
     extendEnv: false,
-    stdio: ["ignore", "pipe", "pipe", "pipe"],
+    // fd 3: the guard's status line; fd 4: the command's environment.
+    stdio: ["ignore", "pipe", "pipe", "pipe", "pipe"],
     buffer: false,
     reject: false,
     detached: true,
@@ -63,6 +70,7 @@ export async function runCommand(opts: CommandOptions): Promise<CommandOutcome> 
   }
   // Recorded before any reap can free the pid, so no kill below can hit a process that reused it.
   const known = recordRoot(pid);
+  sendCommandEnv(child.stdio[4], launch.commandEnv);
   const status = readGuardStatus(child.stdio[3] as Readable);
   const streams = [child.stdout, child.stderr];
   child.stdout?.on("data", (c: Buffer) => stdout.push(c));

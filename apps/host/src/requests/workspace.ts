@@ -1,4 +1,5 @@
 import { realpath, stat } from "node:fs/promises";
+import { launcherEnv } from "@klbr/supervisor";
 import { isAbsolute, relative, resolve, sep } from "node:path";
 import { findProgram } from "../sandbox/find-program";
 import { invalidRequest, ReplyError } from "./errors";
@@ -76,6 +77,8 @@ export async function workspaceRun(
     argv: [...prefix, ...params.argv],
     cwd,
     env,
+    launcher: launcherEnv(base[HOST_TREE_ENV] !== undefined ? [{ name: HOST_TREE_ENV, value: base[HOST_TREE_ENV] }] : []),
+    handoff: prefix.length > 0 ? "bwrap" : "exec",
     timeoutMs: params.timeout_ms ?? RUN_DEFAULT_TIMEOUT_MS,
     maxOutputBytes: params.max_output_bytes ?? RUN_DEFAULT_MAX_OUTPUT_BYTES,
     ...(ctx.signal ? { signal: ctx.signal } : {}),

@@ -14,8 +14,13 @@ const policy: BwrapPolicy = {
 describe("bwrapArgv", () => {
   it("mounts / read-only, fresh /dev /proc /tmp, the workspace read-write, hides the data dir, then binds what must show", () => {
     expect(bwrapArgv("bwrap", policy)).toEqual([
-      "bwrap", "--cap-drop", "ALL", "--die-with-parent", "--new-session", "--unshare-pid", "--unshare-ipc",
+      "bwrap", "--cap-drop", "ALL", "--die-with-parent", "--new-session", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
       "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
+      "--ro-bind", "/proc/sys", "/proc/sys",
+      "--ro-bind-try", "/proc/sysrq-trigger", "/proc/sysrq-trigger",
+      "--ro-bind-try", "/proc/irq", "/proc/irq",
+      "--ro-bind-try", "/proc/bus", "/proc/bus",
+      "--ro-bind-try", "/sys", "/sys",
       "--tmpfs", "/tmp",
       "--bind", "/home/op/project", "/home/op/project",
       "--tmpfs", "/home/op/.local/share/klbr",

@@ -21,17 +21,18 @@ export interface BwrapPolicy {
 /**
  * The bwrap argv (program first, ending in `--`) that runs a command under `policy`, in the order
  * bubblewrap applies mounts: `/` read-only, a fresh /dev and /proc (the latter of its own pid
- * namespace), fresh temporary directories, the workspace, then the masks, then what must show
- * through them. No capabilities. The namespaces: pid (its init ends every process inside when it dies), ipc, and
- * net when the network is off; `--die-with-parent` and `--new-session` (no TIOCSTI on the host's
- * terminal). Pure: the same policy gives the same argv.
+ * namespace) with the kernel's settings in it read-only, fresh temporary directories, the
+ * workspace, then the masks, then what must show through them. No capabilities. The namespaces:
+ * pid (its init ends every process inside when it dies), ipc, uts, cgroup where the kernel has
+ * them, and net when the network is off; `--die-with-parent` and `--new-session` (no TIOCSTI on
+ * the host's terminal). Pure: the same policy gives the same argv.
  */
 export function bwrapArgv(bwrap: string, policy: BwrapPolicy): string[] {
   // --cap-drop ALL: bwrap started by root keeps every capability inside unless told otherwise, and
   // CAP_SYS_ADMIN would unmount the mask over the data directory (unprivileged bwrap drops them anyway).
-  const argv = [bwrap, "--cap-drop", "ALL", "--die-with-parent", "--new-session", "--unshare-pid", "--unshare-ipc"];
+  const argv = [bwrap, "--cap-drop", "ALL", "--die-with-parent", "--new-session", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"];
   if (!policy.network) argv.push("--unshare-net");
-  argv.push("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc");
+  argv.push("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", ...KERNEL_SETTINGS);
   for (const dir of outermostFirst(policy.freshDirs)) argv.push("--tmpfs", dir);
   argv.push("--bind", policy.workspace, policy.workspace);
   for (const dir of outermostFirst(policy.hiddenDirs)) argv.push("--tmpfs", dir);
@@ -41,6 +42,21 @@ export function bwrapArgv(bwrap: string, policy: BwrapPolicy): string[] {
   argv.push("--chdir", policy.chdir ?? policy.workspace, "--");
   return argv;
 }
+
+/**
+ * The kernel's settings, covered read-only over the fresh /proc and the /sys that `/` shows. A
+ * root daemon's cells are root without capabilities, and root owns these files: bwrap's own cover
+ * of /proc/sys did not apply when it ran as root (bubblewrap 0.8, measured), leaving
+ * `kernel.core_pattern` (code execution as root on the host) writable. /proc/sys shows the reader's namespaces' values whatever proc
+ * instance it comes from. The `-try` ones do not exist on every kernel.
+ */
+const KERNEL_SETTINGS = [
+  "--ro-bind", "/proc/sys", "/proc/sys",
+  "--ro-bind-try", "/proc/sysrq-trigger", "/proc/sysrq-trigger",
+  "--ro-bind-try", "/proc/irq", "/proc/irq",
+  "--ro-bind-try", "/proc/bus", "/proc/bus",
+  "--ro-bind-try", "/sys", "/sys",
+];
 
 /** Unique paths, a parent before anything under it (a later mount covers an earlier one). */
 function outermostFirst(paths: string[]): string[] {

@@ -41,6 +41,7 @@ describe("HostSandbox", () => {
   it("the worker prefix is bwrap (found on PATH) with the release and the private dir, and promises a pid namespace", () => {
     const worker = new HostSandbox(bwrap, paths).worker(["/srv/data/releases/abc"])!;
     expect(worker.pidNamespace).toBe(true);
+    expect(worker.envHandoff).toBe("bwrap");
     const argv = worker.prefix("/tmp/klbr-priv");
     expect(argv[0]).toMatch(/bwrap$/);
     expect(argv.join(" ")).toContain("--tmpfs /srv/data --ro-bind /opt/klbr/python /opt/klbr/python --ro-bind /srv/data/releases/abc /srv/data/releases/abc --bind /tmp/klbr-priv /tmp/klbr-priv");
@@ -55,5 +56,16 @@ describe("HostSandbox", () => {
   it("refuses a workspace inside the data directory it would hide", () => {
     expect(() => new HostSandbox(bwrap, { ...paths, workspace: "/srv/data/ws" })).toThrow(expect.objectContaining({ code: "SANDBOX_INVALID" }));
     expect(() => new HostSandbox({ ...bwrap, mode: "none", network: true }, { ...paths, workspace: "/srv/data/ws" })).not.toThrow();
+  });
+
+  it("refuses a data directory inside the workspace, where a cell could rename it out from under its mask (issue 19, item 2)", () => {
+    for (const dataDir of ["/srv/project/.k/data", "/srv/project"]) {
+      expect(() => new HostSandbox(bwrap, { ...paths, dataDir, controlSocket: `${dataDir}/klbr.sock` })).toThrow(
+        expect.objectContaining({ code: expect.stringMatching(/^SANDBOX_(DATA_IN_WORKSPACE|INVALID)$/) }),
+      );
+    }
+    expect(() => new HostSandbox(bwrap, { ...paths, dataDir: "/srv/project/.k/data" })).toThrow(expect.objectContaining({ code: "SANDBOX_DATA_IN_WORKSPACE" }));
+    expect(() => new HostSandbox(bwrap, { ...paths, dataDir: "/srv/project-data" })).not.toThrow();
+    expect(() => new HostSandbox({ ...bwrap, mode: "none", network: true }, { ...paths, dataDir: "/srv/project/.k/data" })).not.toThrow();
   });
 });

@@ -54,6 +54,15 @@ export class HostSandbox {
           `the workspace ${JSON.stringify(paths.workspace)} lies inside the data directory ${JSON.stringify(paths.dataDir)}, which the sandbox hides: choose a workspace outside it`,
         );
       }
+      // The mask over the data directory is on its path: a cell could rename a parent inside the
+      // writable workspace and reach the database and the control socket under the new name.
+      const workspace = bothForms(paths.workspace);
+      if (data.some((d) => workspace.some((w) => isWithin(d, w)))) {
+        throw new HostError(
+          "SANDBOX_DATA_IN_WORKSPACE",
+          `the data directory ${JSON.stringify(paths.dataDir)} lies inside the workspace ${JSON.stringify(paths.workspace)}, which sandboxed cells can write: a cell could move it out from under the sandbox's mask`,
+        );
+      }
     }
   }
 
@@ -88,14 +97,16 @@ export class HostSandbox {
 
   /**
    * The supervisor option for one worker (undefined when unsandboxed); `readOnly` adds e.g. its
-   * release. The environment is the supervisor's C15 minimal one: bwrap (and so the namespace's
-   * init, whose /proc/1/environ the cell can read) is started with nothing of the daemon's.
+   * release. bwrap (and so the namespace's init, whose /proc/1/environ the cell can read) is
+   * started with the host's own minimal environment, nothing of the daemon's and none of the
+   * worker's: the worker's (passed names, token) is handed to it inside (envHandoff).
    */
   worker(readOnly: string[] = []): WorkerSandbox | undefined {
     if (this.settings.mode !== "bwrap") return undefined;
     return {
       prefix: (privateDir) => bwrapArgv(this.bwrap, this.policy({ readOnly, readWrite: [privateDir] })),
       pidNamespace: true,
+      envHandoff: "bwrap",
     };
   }
 

@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { stopLatch } from "../../early-stop";
 import { optionsOf, run, type CommonOptions } from "../command";
 import { sandboxSettings } from "../../sandbox/settings";
 import { parseIdleTimeout, parseSpares } from "../pool-options";
@@ -6,10 +7,15 @@ import { checkKlbrPython } from "../python-check";
 import { parseLogLevel, ServeLog } from "../serve-log";
 import { dataDirOf } from "../target";
 
-/** `klbr serve`: the daemon. Stops cleanly (every worker tree) on SIGINT/SIGTERM. */
+/**
+ * `klbr serve`: the daemon. Stops cleanly (every worker tree, the log closed, exit 0) on SIGINT or
+ * SIGTERM at any moment: the binary arms the stop latch first thing (src/early-stop.ts), a stop
+ * before the host starts starts nothing, and one during the start stops the host it made.
+ */
 export async function serveCommand(
   opts: CommonOptions & { sandbox?: string; network?: string; route?: string; drive?: boolean; passEnv?: string[]; logLevel?: string; json?: boolean; spare?: string; idleTimeout?: string },
 ): Promise<number> {
+  const stop = stopLatch();
   const log = new ServeLog(parseLogLevel(opts.logLevel), opts.json === true);
   // Checked before anything starts: a sandbox asked for and not understood is an error, never none.
   const { mode, network } = sandboxSettings({ sandbox: opts.sandbox, network: opts.network });
@@ -20,28 +26,35 @@ export async function serveCommand(
   const { Host } = await import("../../runtime/host");
   const drive = await driveOption(dataDirOf(opts), opts);
   const startedAtMs = Date.now();
+  if (stop.signal !== null) return stoppedBeforeStart(log, stop.signal);
   const host = await Host.start({ dataDir: dataDirOf(opts), sandbox: mode, network, drive, passEnv: opts.passEnv ?? [], spares, ...(idleTimeoutMs !== undefined ? { idleTimeoutMs } : {}), ...(opts.workspace ? { workspace: opts.workspace } : {}) });
+  // Asked to stop during the start: the host is stopped without ever being reachable.
   let server;
   try {
-    server = await serveControl(host, host.layout.controlSocket);
+    if (stop.signal === null) server = await serveControl(host, host.layout.controlSocket);
   } catch (error) {
     await host.stop();
     throw error;
   }
-  const sandbox = host.sandbox.describe();
-  const isolation = sandbox.mode === "none" ? "unsandboxed" : `sandbox ${sandbox.mode}, network ${sandbox.network ? "on" : "off"}`;
-  const driving = host.turns ? `, sessions driven by route ${host.turns.route.name} (${host.turns.route.model})` : ", no model route (sessions are not driven)";
-  log.event("info", "serving", { data_dir: host.dataDir, socket: host.layout.controlSocket, pid: process.pid, sandbox: sandbox.mode, route: host.turns?.route.name ?? null }, `serving ${host.dataDir} on ${host.layout.controlSocket} (pid ${process.pid}, ${isolation}${driving})`);
+  if (server) {
+    const sandbox = host.sandbox.describe();
+    const isolation = sandbox.mode === "none" ? "unsandboxed" : `sandbox ${sandbox.mode}, network ${sandbox.network ? "on" : "off"}`;
+    const driving = host.turns ? `, sessions driven by route ${host.turns.route.name} (${host.turns.route.model})` : ", no model route (sessions are not driven)";
+    log.event("info", "serving", { data_dir: host.dataDir, socket: host.layout.controlSocket, pid: process.pid, sandbox: sandbox.mode, route: host.turns?.route.name ?? null }, `serving ${host.dataDir} on ${host.layout.controlSocket} (pid ${process.pid}, ${isolation}${driving})`);
+  }
   const events = await followEvents(host.layout.database, startedAtMs, log);
-  await new Promise<void>((resolve) => {
-    const stop = () => resolve();
-    process.once("SIGINT", stop);
-    process.once("SIGTERM", stop);
-  });
-  log.event("info", "stopping", { pid: process.pid }, "stopping");
-  server.close();
+  const signal = await stop.wait();
+  log.event("info", "stopping", { pid: process.pid, signal }, "stopping");
+  server?.close();
   await host.stop();
   events.stop();
+  log.event("info", "stopped", { pid: process.pid }, "stopped");
+  return 0;
+}
+
+/** A stop that came before the host started: nothing to stop, a clean exit all the same. */
+function stoppedBeforeStart(log: ServeLog, signal: NodeJS.Signals): number {
+  log.event("info", "stopping", { pid: process.pid, signal }, "stopping");
   log.event("info", "stopped", { pid: process.pid }, "stopped");
   return 0;
 }

@@ -53,3 +53,6 @@ export { TAIL_BYTES } from "./tail.js";
 // Errors
 export { SupervisorError, isSupervisorError } from "./errors.js";
 export type { SupervisorErrorCode, OutputTails } from "./errors.js";
+
+// Resource limits and accounting (C17)
+export * from "./limits/index.js";

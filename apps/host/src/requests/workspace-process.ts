@@ -1,7 +1,8 @@
 import type { Readable } from "node:stream";
-import { guardArgv, killTagged, killTree, readGuardStatus, recordRoot, treeTag } from "@klbr/supervisor";
+import { guardArgv, killTagged, killTree, readGuardStatus, recordRoot, treeTag, type LimitsMechanism, type LimitVerdict } from "@klbr/supervisor";
 import { execa } from "execa";
 import { BoundedOutput } from "./workspace-output";
+import { commandLimits } from "./workspace-limits";
 
 /** How long the pipes may stay open once the command and every process of its tree are killed. */
 export const RUN_DRAIN_GRACE_MS = 1000;
@@ -18,6 +19,8 @@ export interface CommandOutcome {
   stdout: string;
   stderr: string;
   truncatedBytes: number;
+  /** The resource limit that ended the command (C17), read from the mechanism; null otherwise. */
+  limit: LimitVerdict | null;
 }
 
 /** How to run one command. */
@@ -28,6 +31,8 @@ export interface CommandOptions {
   timeoutMs: number;
   maxOutputBytes: number;
   signal?: AbortSignal;
+  /** The host's limits mechanism: the command gets the same limits, in a group of its own (C17). */
+  limits?: LimitsMechanism;
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -45,7 +50,9 @@ export async function runCommand(opts: CommandOptions): Promise<CommandOutcome> 
   const budget = { left: opts.maxOutputBytes };
   const stdout = new BoundedOutput(budget);
   const stderr = new BoundedOutput(budget);
-  const [file, ...args] = guardArgv(opts.argv);
+  // A group of its own before the spawn: LIMITS_UNAVAILABLE refuses the command, never runs it unlimited.
+  const limits = commandLimits(opts.limits);
+  const [file, ...args] = limits.argv(guardArgv(opts.argv));
   const child = execa(file, args, {
     cwd: opts.cwd,
     env: { ...opts.env, [tag.name]: tag.value },
@@ -59,6 +66,7 @@ export async function runCommand(opts: CommandOptions): Promise<CommandOutcome> 
   const pid = child.pid;
   if (pid === undefined) {
     const result = await child;
+    await limits.release();
     return { ...blank(stdout, stderr), spawnError: result.shortMessage ?? result.message ?? "spawn failed" };
   }
   // Recorded before any reap can free the pid, so no kill below can hit a process that reused it.
@@ -93,8 +101,10 @@ export async function runCommand(opts: CommandOptions): Promise<CommandOutcome> 
   };
   opts.signal?.addEventListener("abort", onAbort, { once: true });
   if (opts.signal?.aborted) onAbort();
+  limits.watch(() => void killAll());
 
   const exit = await exited;
+  const limit = limits.verdict(exit);
   clearTimeout(timer);
   opts.signal?.removeEventListener("abort", onAbort);
   // The command is over: what it left running (background jobs, setsid'd daemons) has no scope left.
@@ -103,6 +113,7 @@ export async function runCommand(opts: CommandOptions): Promise<CommandOutcome> 
   await killAll();
   await Promise.race([drained, sleep(RUN_DRAIN_GRACE_MS)]);
   for (const s of streams) s?.destroy();
+  await limits.release();
   const reported = await status;
   if ("error" in reported) return { ...blank(stdout, stderr), spawnError: reported.error };
   return {
@@ -114,9 +125,10 @@ export async function runCommand(opts: CommandOptions): Promise<CommandOutcome> 
     stdout: stdout.text(),
     stderr: stderr.text(),
     truncatedBytes: stdout.dropped + stderr.dropped,
+    limit,
   };
 }
 
 function blank(stdout: BoundedOutput, stderr: BoundedOutput): CommandOutcome {
-  return { spawnError: null, exitCode: null, signal: null, timedOut: false, cancelled: false, stdout: stdout.text(), stderr: stderr.text(), truncatedBytes: 0 };
+  return { spawnError: null, exitCode: null, signal: null, timedOut: false, cancelled: false, stdout: stdout.text(), stderr: stderr.text(), truncatedBytes: 0, limit: null };
 }

@@ -13,3 +13,4 @@ export { cpuVerdict, limitVerdict } from "./verdict.js";
 export type { ExitSeen, LimitVerdict } from "./verdict.js";
 export { GroupMeter, ProcMeter } from "./usage.js";
 export type { CellUsage, UsageMeter } from "./usage.js";
+export { WorkerLimits } from "./worker-limits.js";

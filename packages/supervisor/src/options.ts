@@ -1,5 +1,6 @@
 import type { CellCompletion, HookCompletion, InterruptOutcome, WorkerExit } from "./completion.js";
 import type { WorkerSandbox } from "./sandbox.js";
+import type { CellUsage, LimitsMechanism } from "./limits/index.js";
 import type { HelloMessage, HookInput, HookSlot, HostReplyBody as HostReply, HostRequest } from "./wire.js";
 
 /** A worker's role. */
@@ -73,6 +74,12 @@ export interface StartWorkerOptions {
   sandbox?: WorkerSandbox;
   /** The worker is reached through another command (ssh to a remote keeper): see {@link WorkerTransport}. */
   transport?: WorkerTransport;
+  /**
+   * The host's resource limits (C17, from `prepareLimits`): the generation gets a group of its own
+   * (or the guard's rlimits), a limit that ends it is its stop reason (`memory_limit`,
+   * `cpu_limit`, `procs_limit`), and each cell's completion carries its `usage`.
+   */
+  limits?: LimitsMechanism;
 }
 
 /**
@@ -118,6 +125,8 @@ export interface Worker {
   interrupt(id: string): Promise<InterruptOutcome>;
   shutdown(): Promise<WorkerExit>;
   hardStop(reason: string): Promise<WorkerExit>;
+  /** The generation's CPU time and highest memory peak so far (C17; null where not measurable). */
+  usage(): CellUsage;
   /** Call `listener` once when the worker is dead; returns an unsubscribe function. */
   onDeath(listener: (exit: WorkerExit) => void): () => void;
 }

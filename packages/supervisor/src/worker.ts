@@ -27,6 +27,7 @@ import { checkHello } from "./hello.js";
 import { IDENTIFIER, Operation } from "./operation.js";
 import { makePrivateDir, removePrivateDir } from "./private-dir.js";
 import { ByteTail } from "./tail.js";
+import { LimitsUnavailableError, WorkerLimits, type CellUsage } from "./limits/index.js";
 import { killTagged, killTaggedOnce, treeTag } from "./tagged.js";
 import { killTree, killTreeOnce, readProc, recordRoot, rememberTree, type KnownProcs } from "./tree.js";
 import {
@@ -115,7 +116,16 @@ export async function startWorker(opts: StartWorkerOptions): Promise<Worker> {
     await removePrivateDir(dir);
     throw err;
   }
-  const worker = new WorkerProcess(opts, dir, socketPath, server, materialized);
+  let limits: WorkerLimits;
+  try {
+    limits = new WorkerLimits(opts.limits, `${opts.role}-${opts.sessionId}-${opts.generation}`);
+  } catch (err) {
+    server.close();
+    await removePrivateDir(dir);
+    if (err instanceof LimitsUnavailableError) throw new SupervisorError("LIMITS_UNAVAILABLE", err.message, { cause: err });
+    throw err;
+  }
+  const worker = new WorkerProcess(opts, dir, socketPath, server, materialized, limits);
   await worker.start();
   return worker;
 }
@@ -164,6 +174,8 @@ class WorkerProcess implements Worker {
   /** The guard's one child: the worker command itself (or its sandbox wrapper), pinned by start time. */
   #inner: PinnedProc | undefined;
   #streams: Array<{ destroy(): unknown } | null | undefined> = [];
+  /** The generation's group or rlimits, its CPU watch and its cells' accounting (C17). */
+  readonly #limits: WorkerLimits;
 
   constructor(
     opts: StartWorkerOptions,
@@ -171,7 +183,9 @@ class WorkerProcess implements Worker {
     socketPath: string,
     server: Server,
     materialized: string | undefined,
+    limits: WorkerLimits,
   ) {
+    this.#limits = limits;
     this.#opts = opts;
     this.role = opts.role;
     this.sessionId = opts.sessionId;
@@ -223,7 +237,7 @@ class WorkerProcess implements Worker {
     );
     // Under the guard: it dies with the host (even kill -9), and as a subreaper it keeps and kills
     // whatever the worker's tree leaves behind when the worker dies, setsid'd or env-cleared.
-    const [file, ...args] = guardArgv([inner.file, ...inner.args]);
+    const [file, ...args] = this.#limits.guardArgv(guardArgv([inner.file, ...inner.args]));
     const env = inner.env;
 
     const ready = new Promise<void>((resolve, reject) => {
@@ -274,7 +288,11 @@ class WorkerProcess implements Worker {
     void readGuardStatus(subprocess.stdio[3] as Readable).then((status) => {
       if ("pid" in status) this.#inner ??= pin(status.pid);
       // Unreported (the guard could not even run): the exit tells the story, as for any early exit.
-      else if (status.reported) this.#failHandshake(new SupervisorError("WORKER_SPAWN_FAILED", `could not run ${JSON.stringify(inner.file)}: ${status.error}`, { tails: this.#tails() }));
+      else if (status.reported) {
+        // The guard's child could not join the group or set an rlimit: the limits refuse the start.
+        const code = status.error.startsWith("limits:") ? "LIMITS_UNAVAILABLE" : "WORKER_SPAWN_FAILED";
+        this.#failHandshake(new SupervisorError(code, `could not run ${JSON.stringify(inner.file)}: ${status.error}`, { tails: this.#tails() }));
+      }
     });
     this.#streams = [subprocess.stdout, subprocess.stderr];
     drainInto(subprocess.stdout, this.#stdout);
@@ -363,6 +381,10 @@ class WorkerProcess implements Worker {
       }
     }
     this.#hello = hello;
+    // Measured and watched from here: the worker process is known (under a sandbox, the one inside).
+    this.#limits.running(() => this.#ns?.worker.pid ?? this.#inner?.pid, this.#opts.transport !== undefined, (verdict) => {
+      void this.#stopTree(verdict.reason, `${verdict.detail}; the namespace is gone`, "invalidated");
+    });
     // Running from this message on: anything after it in the same chunk is an ordinary message.
     this.#phase = "running";
     const hs = this.#handshake;
@@ -576,6 +598,7 @@ class WorkerProcess implements Worker {
     const id = opts.id ?? `c-${++this.#seq}`;
     if (!IDENTIFIER.test(id)) throw new SupervisorError("WORKER_INVALID_ARGUMENT", `execution id ${JSON.stringify(id)} is not an identifier`);
     const cell = new Operation<CellCompletion>(id);
+    this.#limits.cellBegin();
     try {
       this.#channel!.send({ kind: "execute", id, code });
     } catch (err) {
@@ -591,7 +614,8 @@ class WorkerProcess implements Worker {
         void cell.promise.then(() => signal.removeEventListener("abort", onAbort));
       }
     }
-    return cell.promise;
+    // Read as the completion settles, before the exit path removes a dead worker's group.
+    return cell.promise.then((completion) => ({ ...completion, usage: this.#limits.cellEnd() }));
   }
 
   async invoke<S extends HookSlot>(slot: S, input: HookInput<S>, opts: { id?: string } = {}): Promise<HookCompletion<S>> {
@@ -703,6 +727,10 @@ class WorkerProcess implements Worker {
     return this.exited;
   }
 
+  usage(): CellUsage {
+    return this.#limits.totals();
+  }
+
   onDeath(listener: (exit: WorkerExit) => void): () => void {
     if (this.#phase === "dead") {
       void this.exited.then(listener);
@@ -752,6 +780,13 @@ class WorkerProcess implements Worker {
     // Let the connection deliver what the worker wrote before it died, so the first fault names the cause.
     for (let i = 0; i < 20 && this.#channel && !this.#channel.closed; i++) await sleep(1);
     if (!this.#stop) this.#stop = { reason: "worker_exited", detail: "the worker process exited", kind: "invalidated" };
+    // A death the host did not ask for: a limit, when the mechanism recorded one, is its reason (C17).
+    if (this.#stop.kind === "invalidated") {
+      const verdict = this.#limits.verdict({ code: this.#exit?.code ?? null, signal: this.#exit?.signal ?? null });
+      if (verdict && verdict.reason !== "file_limit" && verdict.reason !== this.#stop.reason) {
+        this.#stop = { reason: verdict.reason, detail: `${verdict.detail}; the namespace is gone`, kind: "invalidated" };
+      }
+    }
     if (this.#phase === "running") this.#phase = "stopping";
     this.#channel?.close();
     this.#server.close();
@@ -768,6 +803,7 @@ class WorkerProcess implements Worker {
     this.#treeKill = undefined;
     await this.#killTree();
     await killTagged(this.#tag);
+    await this.#limits.release();
     await removePrivateDir(this.#dir);
     // A process that escaped every kill (another uid's, say) may still hold the pipes: they must
     // not keep the host alive.

@@ -29,8 +29,8 @@ export class WorkerLimits {
   }
 
   /** The guard's argv with what it must apply before the command runs. */
-  guardArgv(guard: string[]): string[] {
-    return this.mechanism ? withGuardLimits(guard, this.mechanism.guardLimits(this.group)) : guard;
+  guardArgv(guard: [string, ...string[]]): [string, ...string[]] {
+    return this.mechanism ? (withGuardLimits(guard, this.mechanism.guardLimits(this.group)) as [string, ...string[]]) : guard;
   }
 
   /**

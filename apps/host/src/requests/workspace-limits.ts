@@ -3,7 +3,7 @@ import { cpuVerdict, limitVerdict, markGroup, watchCpu, withGuardLimits, type Li
 /** The C17 limits of one `workspace.run` command: its own group (it is not in its caller's tree). */
 export interface CommandLimits {
   /** The guard's argv with the limits it applies. */
-  argv(guard: string[]): string[];
+  argv(guard: [string, ...string[]]): [string, ...string[]];
   /** Watch the group's CPU time; `kill` ends the command's tree at the cpu limit. */
   watch(kill: () => void): void;
   /** What ended the command, if a limit did (read from the mechanism). */
@@ -27,7 +27,7 @@ export function commandLimits(mechanism: LimitsMechanism | undefined): CommandLi
   let over: LimitVerdict | undefined;
   let stop: () => void = () => undefined;
   return {
-    argv: (guard) => withGuardLimits(guard, mechanism.guardLimits(group)),
+    argv: (guard) => withGuardLimits(guard, mechanism.guardLimits(group)) as [string, ...string[]],
     watch(kill) {
       const cpuMs = mechanism.limits.cpuMs;
       if (!group || cpuMs === undefined) return;

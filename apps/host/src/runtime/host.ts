@@ -3,7 +3,7 @@ import { join, resolve } from "node:path";
 import type Database from "better-sqlite3";
 import type { SessionActor } from "@klbr/header";
 import { formatStamp, frameInput } from "@klbr/transcript";
-import { resolvePython, startWorker, type CellCompletion, type HostRequest, type HostRequestContext, type Worker } from "@klbr/supervisor";
+import { resolvePython, startWorker, type LimitsMechanism, type ResourceLimits, type CellCompletion, type HostRequest, type HostRequestContext, type Worker } from "@klbr/supervisor";
 import { migrateHostDb, openHostDatabase, type HostDb } from "../db/open";
 import { secureDataDir } from "../db/secure";
 import { dataLayout, defaultPythonDir, type DataLayout } from "../paths";
@@ -20,6 +20,8 @@ import { openWorkItems, workItemView } from "../store/work-items";
 import { adoptedScopes, currentSources } from "../store/orientation";
 import { allPeers, peerView, stoppedPeerSessions } from "../store/peers";
 import { HostSandbox } from "../sandbox/host-sandbox";
+import { HostLimits } from "../limits/host-limits";
+import { limitSettings, type LimitSettings } from "../limits/settings";
 import { sandboxSettings, type SandboxMode } from "../sandbox/settings";
 import { wakeWait, wakeWaits, type WaitRow } from "../store/waits";
 import { BehaviourManager } from "./behaviour";
@@ -70,6 +72,10 @@ export interface HostOptions {
   drive?: DriveOptions | boolean;
   /** Host environment variables workers and commands also get (C15), besides those named in KLBR_PASS_ENV. */
   passEnv?: string[];
+  /** Resource limits of every worker and workspace.run tree (C17): parsed, or `--limit` texts; default KLBR_LIMITS. */
+  limits?: ResourceLimits | string[];
+  /** Force a limits mechanism (`cgroup2`, `cgroup1`, `rlimit`); default KLBR_LIMITS_MECHANISM or auto. */
+  limitsMechanism?: string;
 }
 
 /** What a finished cell looks like to a caller (derived from its durable row). */
@@ -134,6 +140,10 @@ export class Host implements HostServices {
   private hostTree = "";
   /** Host environment variables passed to what the host starts (C15). */
   readonly passEnv: string[];
+  /** The resource limits asked for (C17), resolved before anything starts. */
+  private readonly limitSettings: LimitSettings;
+  /** The limits mechanism in force, set up by start() before the first worker. */
+  limits: HostLimits | null = null;
 
   private constructor(private readonly options: HostOptions) {
     this.passEnv = passEnvNames(options.passEnv);
@@ -142,7 +152,9 @@ export class Host implements HostServices {
     this.workspace = resolve(options.workspace ?? process.cwd());
     this.pythonDir = options.pythonDir ?? defaultPythonDir();
     this.python = options.python ?? resolvePython();
-    this.sandbox = new HostSandbox(sandboxSettings({ sandbox: options.sandbox, network: options.network }), {
+    this.limitSettings = limitSettings({ ...(options.limits !== undefined ? { limit: options.limits } : {}), ...(options.limitsMechanism !== undefined ? { mechanism: options.limitsMechanism } : {}) });
+    const tmpBytes = this.limitSettings.limits.tmpBytes;
+    this.sandbox = new HostSandbox({ ...sandboxSettings({ sandbox: options.sandbox, network: options.network }), ...(tmpBytes !== undefined ? { tmpBytes } : {}) }, {
       workspace: this.workspace,
       dataDir: this.dataDir,
       controlSocket: this.layout.controlSocket,
@@ -188,6 +200,8 @@ export class Host implements HostServices {
     try {
       host.hostTree = (await sweepLeftovers(host.dataDir)).tag;
       await host.sandbox.check();
+      // Before any worker: limits that cannot be applied refuse the start (LIMITS_UNAVAILABLE).
+      host.limits = HostLimits.prepare(host.limitSettings, host.sandbox.settings);
       if (options.drive) host.turns = new Turns(host.turnHost(), host.layout.routes, options.drive === true ? {} : options.drive);
       host.behaviour.migrate();
       const recovered = recoverAfterCrash(host.db, host.now());
@@ -214,6 +228,11 @@ export class Host implements HostServices {
   }
 
   // ---- HostServices -------------------------------------------------------------------
+
+  /** The C17 limits mechanism every worker and workspace.run command gets (undefined: none set). */
+  get limitsMechanism(): LimitsMechanism | undefined {
+    return this.limits?.mechanism;
+  }
 
   /** The environment everything the host starts begins from (C15). */
   baseEnv(): Record<string, string> {
@@ -321,6 +340,9 @@ export class Host implements HostServices {
       workspace: this.workspace,
       host_started_at_ms: this.startedAtMs,
       sandbox: this.sandbox.describe(),
+      limits: this.limits?.describe() ?? null,
+      // The current generation's CPU time and peak memory so far (C17); the model's cells never show them.
+      usage: bench?.worker && bench.worker.state !== "dead" ? generationUsage(bench.worker.usage()) : null,
     };
   }
 
@@ -444,7 +466,7 @@ export class Host implements HostServices {
       if (worker.state === "dead" && !this.stopping && !this.closedSessions.has(sessionId)) {
         // The cell's record is closed already: a failed restart must not lose its report. The next
         // cell finds the worker dead and tries again.
-        await this.restartWorkbench(bench, `after_${row.status}`).catch((error: Error) =>
+        await this.restartWorkbench(bench, limitReason(row.failure) ?? `after_${row.status}`).catch((error: Error) =>
           recordIncident(this.db, "workbench.restart_failed", { session_id: sessionId, after: live.id, error: error.message }, this.now()),
         );
       }
@@ -561,6 +583,7 @@ export class Host implements HostServices {
       workspace: this.workspace,
       started_at_ms: this.startedAtMs,
       sandbox: this.sandbox.describe(),
+      limits: this.limits?.describe() ?? null,
       hooks: hooks
         ? { pid: hooks.worker.pid, generation: hooks.worker.generation, state: hooks.worker.state, revision: hooks.revision, epoch: hooks.epoch, sandbox: this.sandbox.describe(), stderr_tail: hooks.worker.stderrTail }
         : null,
@@ -623,6 +646,7 @@ export class Host implements HostServices {
     await Promise.allSettled([...workers.map((w) => w.shutdown()), this.remote.stop()]);
     // A turn still in a cell or a route call ends on its own now (workers gone, calls aborted) and writes nothing more.
     await this.turns?.settle();
+    await this.limits?.close();
     this.sqlite.close();
     this.releaseLock();
   }
@@ -719,6 +743,7 @@ export class Host implements HostServices {
       materialize: (dir: string) => this.skills.materialize(index, dir),
       expect: { revision: null, skills: index.revision },
       sandbox: this.sandbox.worker(),
+      ...(this.limitsMechanism ? { limits: this.limitsMechanism } : {}),
       onHostReply: (event) => this.requestLog.replied(event),
       passEnv: this.passEnv,
       env: { [HOST_TREE_ENV]: this.hostTree },
@@ -761,6 +786,8 @@ export class Host implements HostServices {
   private recordCompletion(live: LiveExecution, completion: CellCompletion): ExecutionRow {
     const endedAtMs = this.now();
     const c = completion as CellCompletion & Record<string, unknown>;
+    // What the cell cost (C17): the operator's log has it, the model's result frame does not.
+    const cost = { cpuMs: completion.usage?.cpuMs ?? null, peakRssBytes: completion.usage?.peakRssBytes ?? null };
     if (c.kind === "cell") {
       let status = c.status as ExecutionStatus;
       let error = (c.error as string | null) ?? null;
@@ -775,6 +802,7 @@ export class Host implements HostServices {
         error,
         endedBy: (c.endedBy as string | undefined) ?? (status === "interrupted" ? "message" : null),
         endedAtMs,
+        ...cost,
       })!;
     }
     return finishExecution(this.db, live.id, {
@@ -783,6 +811,7 @@ export class Host implements HostServices {
       endedBy: (c.endedBy as string | undefined) ?? null,
       failure: { reason: c.reason ?? null, exit: c.exit ?? null, stderr_tail: (c.tails as { stderr?: string } | null)?.stderr ?? null },
       endedAtMs,
+      ...cost,
     })!;
   }
 
@@ -818,6 +847,7 @@ export class Host implements HostServices {
       expect: { revision: release.digest, skills: null },
       // The release lies in the data directory, which the sandbox hides: exactly it shows, read-only.
       sandbox: this.sandbox.worker([release.path]),
+      ...(this.limitsMechanism ? { limits: this.limitsMechanism } : {}),
       passEnv: this.passEnv,
       env: { [HOST_TREE_ENV]: this.hostTree },
     }), "hooks");
@@ -876,4 +906,15 @@ function report(row: ExecutionRow): ExecutionReport {
     started_at_ms: row.startedAtMs,
     ended_at_ms: row.endedAtMs,
   };
+}
+
+/** The resource limit a failed cell's record names (C17), which is then the next generation's reset reason. */
+function limitReason(failure: unknown): string | null {
+  const reason = (failure as { reason?: unknown } | null)?.reason;
+  return reason === "memory_limit" || reason === "cpu_limit" || reason === "procs_limit" ? reason : null;
+}
+
+/** runtime.inspect's usage: snake_case, as every reply. */
+function generationUsage(usage: { cpuMs: number | null; peakRssBytes: number | null }): { cpu_ms: number | null; peak_rss_bytes: number | null } {
+  return { cpu_ms: usage.cpuMs, peak_rss_bytes: usage.peakRssBytes };
 }

@@ -118,7 +118,7 @@ function rlimitMechanism(limits: ResourceLimits, uid: number): LimitsMechanism {
 
 /**
  * Choose and set up the mechanism for `limits` (C17): a cgroup below the host's own when it can
- * make one (v2, else v1), else rlimits in the guard. Undefined when no limit is set. Throws
+ * make one (v2, else v1), else rlimits in the guard. Undefined when no limit is set (or only `tmp`, which bwrap applies). Throws
  * {@link LimitsUnavailableError} naming every reason when no mechanism can apply them all.
  */
 export function prepareLimits(limits: ResourceLimits | undefined, opts: PrepareOptions = {}): LimitsMechanism | undefined {
@@ -130,6 +130,7 @@ export function prepareLimits(limits: ResourceLimits | undefined, opts: PrepareO
   // A limit only bwrap applies is the host's check (tmp); the rest must all be applied here.
   const applied: ResourceLimits = { ...limits };
   delete applied.tmpBytes;
+  if (!hasLimits(applied)) return undefined;
   for (const kind of order) {
     try {
       const mechanism = build(kind, limits, applied, places, opts.uid ?? process.getuid?.() ?? 0);

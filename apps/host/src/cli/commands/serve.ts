@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import { optionsOf, run, type CommonOptions } from "../command";
+import { limitSettings } from "../../limits/settings";
 import { sandboxSettings } from "../../sandbox/settings";
 import { checkKlbrPython } from "../python-check";
 import { parseLogLevel, ServeLog } from "../serve-log";
@@ -7,17 +8,19 @@ import { dataDirOf } from "../target";
 
 /** `klbr serve`: the daemon. Stops cleanly (every worker tree) on SIGINT/SIGTERM. */
 export async function serveCommand(
-  opts: CommonOptions & { sandbox?: string; network?: string; route?: string; drive?: boolean; passEnv?: string[]; logLevel?: string; json?: boolean },
+  opts: CommonOptions & { sandbox?: string; network?: string; route?: string; drive?: boolean; passEnv?: string[]; limit?: string[]; logLevel?: string; json?: boolean },
 ): Promise<number> {
   const log = new ServeLog(parseLogLevel(opts.logLevel), opts.json === true);
   // Checked before anything starts: a sandbox asked for and not understood is an error, never none.
   const { mode, network } = sandboxSettings({ sandbox: opts.sandbox, network: opts.network });
+  // Limits too: `--limit memory=lots` is LIMITS_INVALID (64) before anything starts.
+  const { limits } = limitSettings({ limit: opts.limit ?? [] });
   checkKlbrPython();
   const { serveControl } = await import("../../control/server");
   const { Host } = await import("../../runtime/host");
   const drive = await driveOption(dataDirOf(opts), opts);
   const startedAtMs = Date.now();
-  const host = await Host.start({ dataDir: dataDirOf(opts), sandbox: mode, network, drive, passEnv: opts.passEnv ?? [], ...(opts.workspace ? { workspace: opts.workspace } : {}) });
+  const host = await Host.start({ dataDir: dataDirOf(opts), sandbox: mode, network, drive, passEnv: opts.passEnv ?? [], limits, ...(opts.workspace ? { workspace: opts.workspace } : {}) });
   let server;
   try {
     server = await serveControl(host, host.layout.controlSocket);
@@ -93,6 +96,7 @@ export function register(program: Command): void {
     .option("--route <name>", "drive every session with this route (default: the default route of routes.json, when there is one)")
     .option("--no-drive", "do not drive sessions with a model, even when routes.json has a route")
     .option("--pass-env <name>", "also give workers and commands this variable of the daemon's environment (repeatable; KLBR_PASS_ENV=A,B too)", (name: string, names: string[]) => [...names, name], [] as string[])
+    .option("--limit <limits>", "resource limits of every worker and workspace.run tree: memory=2GiB,cpu=10m,procs=512,file=1GiB,tmp=512MiB, each optional (repeatable; default KLBR_LIMITS)", (text: string, all: string[]) => [...all, text], [] as string[])
     .option("--log-level <level>", "what to log on stderr, one line per event: error | warn | info (start, workers, activations, incidents) | debug (cells, inputs, requests)", "info")
     .option("--json", "log one JSON object per line")
     .action(run(async (cmd) => serveCommand(optionsOf(cmd))));

@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync, statSync, writeFileSync, mkdirSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -258,5 +258,22 @@ describe("accounting without a cgroup: the process's own counters", () => {
     } finally {
       child.kill("SIGKILL");
     }
+  });
+});
+
+describe("a host killed with -9 leaves its parent groups: the next host removes them", () => {
+  it("klbr-<dead pid> groups (and what is left in them) are removed, a live host's are kept", async () => {
+    const base = "/sys/fs/cgroup/pids";
+    const dead = 4_000_000 + Math.floor(Math.random() * 100_000); // above pid_max: never alive
+    mkdirSync(`${base}/klbr-${dead}/w-1`, { recursive: true });
+    const live = mechanism("procs=64", "cgroup1");
+    const group = live.createGroup("kept")!;
+    expect(group.joinFiles.some((f) => f.startsWith(`${base}/klbr-${process.pid}/`))).toBe(true);
+    // A second mechanism on the same machine sweeps: the dead host's groups go, this host's stay.
+    mechanism("procs=64", "cgroup1");
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(existsSync(`${base}/klbr-${dead}`)).toBe(false);
+    expect(existsSync(`${base}/klbr-${process.pid}`)).toBe(true);
+    await group.remove();
   });
 });

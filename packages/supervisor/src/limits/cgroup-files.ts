@@ -79,3 +79,33 @@ export function removeGroupDir(dir: string): boolean {
     return (err as NodeJS.ErrnoException).code === "ENOENT";
   }
 }
+
+/**
+ * Remove the `klbr-<pid>` groups below `base` whose host is gone (a host killed with -9 leaves
+ * its parent groups behind; their processes died with it): whatever is still in them is killed.
+ */
+export async function sweepDeadHostGroups(base: string, alive: (pid: number) => boolean): Promise<void> {
+  let names: string[];
+  try {
+    names = readdirSync(base, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const m = /^klbr-(\d+)$/.exec(name);
+    if (!m || alive(Number(m[1]))) continue;
+    const dir = `${base}/${name}`;
+    for (const child of readdirSync(dir, { withFileTypes: true }).filter((e) => e.isDirectory())) await killGroupPids(`${dir}/${child.name}`);
+    removeGroupDir(dir);
+  }
+}
+
+/** Whether a process with this pid exists (EPERM: it does, another user's). */
+export function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}

@@ -1,5 +1,6 @@
 import { V1Parent } from "./cgroup-v1.js";
 import { V2Parent } from "./cgroup-v2.js";
+import { pidAlive, sweepDeadHostGroups } from "./cgroup-files.js";
 import { findCgroups, type CgroupPlaces } from "./discover.js";
 import type { WorkerGroup } from "./group.js";
 import { formatLimits, hasLimits, type ResourceLimits } from "./spec.js";
@@ -146,9 +147,11 @@ function build(kind: MechanismKind, limits: ResourceLimits, applied: ResourceLim
   if (kind === "rlimit") return rlimitMechanism(limits, uid);
   if (kind === "cgroup2") {
     if (places.v2 === undefined) throw new Error("no cgroup2 filesystem shows the host's group");
+    void sweepDeadHostGroups(places.v2, pidAlive);
     const parent = V2Parent.create(places.v2, applied);
     return cgroupMechanism(kind, limits, parent, `${parent.dir} (controllers: ${parent.controllers.join(" ") || "none; cpu.stat"})`);
   }
+  for (const base of Object.values(places.v1)) void sweepDeadHostGroups(base, pidAlive);
   const parent = V1Parent.create(places.v1, applied);
   return cgroupMechanism(kind, limits, parent, Object.entries(parent.dirs).map(([c, d]) => `${c} ${d}`).join(", "));
 }

@@ -598,12 +598,12 @@ class WorkerProcess implements Worker {
     const id = opts.id ?? `c-${++this.#seq}`;
     if (!IDENTIFIER.test(id)) throw new SupervisorError("WORKER_INVALID_ARGUMENT", `execution id ${JSON.stringify(id)} is not an identifier`);
     const cell = new Operation<CellCompletion>(id);
-    this.#limits.cellBegin();
     try {
       this.#channel!.send({ kind: "execute", id, code });
     } catch (err) {
       throw new SupervisorError("WORKER_INVALID_ARGUMENT", `cell ${JSON.stringify(id)} cannot be sent: ${messageOf(err)}`, { cause: err });
     }
+    this.#limits.cellBegin();
     this.#cell = { op: cell, handler: opts.onHostRequest, requests: 0, waitAccepted: false };
     const signal = opts.signal;
     if (signal) {

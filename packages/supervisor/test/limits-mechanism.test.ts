@@ -54,7 +54,7 @@ interface Run {
 /** Run `argv` under the guard with the mechanism's limits, as the supervisor does for a worker. */
 async function runUnder(m: LimitsMechanism, argv: string[]): Promise<Run> {
   const group = m.createGroup("test");
-  const mark = group ? markGroup(group) : undefined;
+  const mark = group ? markGroup(group, m.limits) : undefined;
   const meter = group ? new GroupMeter(group) : undefined;
   meter?.begin();
   const [file, ...args] = withGuardLimits(guardArgv(argv, python), m.guardLimits(group));

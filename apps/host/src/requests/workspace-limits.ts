@@ -23,7 +23,7 @@ const NONE: CommandLimits = {
 export function commandLimits(mechanism: LimitsMechanism | undefined): CommandLimits {
   if (!mechanism) return NONE;
   const group = mechanism.createGroup("run");
-  const mark = group ? markGroup(group) : undefined;
+  const mark = group ? markGroup(group, mechanism.limits) : undefined;
   let over: LimitVerdict | undefined;
   let stop: () => void = () => undefined;
   return {

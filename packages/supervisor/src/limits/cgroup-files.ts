@@ -1,4 +1,4 @@
-import { readFileSync, readdirSync, rmdirSync, writeFileSync } from "node:fs";
+import { closeSync, openSync, readFileSync, readSync, readdirSync, rmdirSync, writeFileSync, writeSync } from "node:fs";
 
 /** Small synchronous helpers over cgroup control files: each is one tiny read or write. */
 
@@ -107,5 +107,85 @@ export function pidAlive(pid: number): boolean {
     return true;
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/**
+ * A control file read and written through one open descriptor: each reading is one pread at
+ * offset 0 (the kernel regenerates the text), not an open, a read and a close. Per-cell counters
+ * are read twice per cell, so this is what keeps accounting off the `1+1` round trip.
+ */
+export class ControlFile {
+  readonly path: string;
+  #fd: number | undefined;
+  #failed = false;
+  readonly #buf = Buffer.alloc(4096);
+
+  constructor(path: string) {
+    this.path = path;
+  }
+
+  #open(): number | undefined {
+    if (this.#fd === undefined && !this.#failed) {
+      try {
+        this.#fd = openSync(this.path, "r+");
+      } catch {
+        try {
+          this.#fd = openSync(this.path, "r");
+        } catch {
+          this.#failed = true;
+        }
+      }
+    }
+    return this.#fd;
+  }
+
+  /** The file's text, or undefined when it cannot be read (absent, the group or process gone). */
+  read(): string | undefined {
+    const fd = this.#open();
+    if (fd === undefined) return undefined;
+    try {
+      const n = readSync(fd, this.#buf, 0, this.#buf.length, 0);
+      return this.#buf.toString("utf8", 0, n);
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** A single number (`memory.max_usage_in_bytes`, `cpuacct.usage`). */
+  number(): number | undefined {
+    const text = this.read()?.trim();
+    return text !== undefined && /^\d+$/.test(text) ? Number(text) : undefined;
+  }
+
+  /** One key of a flat-keyed file. */
+  key(key: string): number | undefined {
+    const text = this.read();
+    if (text === undefined) return undefined;
+    const m = new RegExp(`^${key}\\s+(\\d+)$`, "m").exec(text);
+    return m ? Number(m[1]) : undefined;
+  }
+
+  /** Write through the descriptor; false when it failed. */
+  write(value: string): boolean {
+    const fd = this.#open();
+    if (fd === undefined) return false;
+    try {
+      writeSync(fd, value, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  close(): void {
+    if (this.#fd !== undefined) {
+      try {
+        closeSync(this.#fd);
+      } catch {
+        // already closed
+      }
+    }
+    this.#fd = undefined;
   }
 }

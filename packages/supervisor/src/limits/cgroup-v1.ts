@@ -1,5 +1,5 @@
 import { mkdirSync } from "node:fs";
-import { killGroupPids, readKey, readNumber, readText, removeGroupDir, writeControl } from "./cgroup-files.js";
+import { ControlFile, killGroupPids, readText, removeGroupDir, writeControl } from "./cgroup-files.js";
 import { V1_CONTROLLERS, type V1Controller } from "./discover.js";
 import type { WorkerGroup } from "./group.js";
 import type { ResourceLimits } from "./spec.js";
@@ -90,37 +90,42 @@ class V1Group implements WorkerGroup {
   readonly kind = "cgroup1" as const;
   readonly joinFiles: readonly string[];
   readonly #dirs: Partial<Record<V1Controller, string>>;
+  readonly #cpu: ControlFile | undefined;
+  readonly #peak: ControlFile | undefined;
+  readonly #oom: ControlFile | undefined;
+  readonly #pids: ControlFile | undefined;
 
   constructor(dirs: Partial<Record<V1Controller, string>>) {
     this.#dirs = dirs;
     this.joinFiles = Object.values(dirs).map((dir) => `${dir}/cgroup.procs`);
+    const file = (dir: string | undefined, name: string) => (dir === undefined ? undefined : new ControlFile(`${dir}/${name}`));
+    this.#cpu = file(dirs.cpuacct, "cpuacct.usage");
+    // Reset by writing 0: one cell at a time per worker, so the global reset is exact.
+    this.#peak = file(dirs.memory, "memory.max_usage_in_bytes");
+    // `oom_kill` in memory.oom_control: Linux 4.13+.
+    this.#oom = file(dirs.memory, "memory.oom_control");
+    this.#pids = file(dirs.pids, "pids.events");
   }
 
   cpuMs(): number | undefined {
-    const ns = this.#dirs.cpuacct === undefined ? undefined : readNumber(`${this.#dirs.cpuacct}/cpuacct.usage`);
+    const ns = this.#cpu?.number();
     return ns === undefined ? undefined : Math.floor(ns / 1e6);
   }
 
   resetPeak(): void {
-    if (this.#dirs.memory === undefined) return;
-    try {
-      writeControl(`${this.#dirs.memory}/memory.max_usage_in_bytes`, "0");
-    } catch {
-      // the group is gone: nothing to measure
-    }
+    this.#peak?.write("0");
   }
 
   peakBytes(): number | undefined {
-    return this.#dirs.memory === undefined ? undefined : readNumber(`${this.#dirs.memory}/memory.max_usage_in_bytes`);
+    return this.#peak?.number();
   }
 
   oomKills(): number | undefined {
-    // `oom_kill` in memory.oom_control: Linux 4.13+.
-    return this.#dirs.memory === undefined ? undefined : readKey(`${this.#dirs.memory}/memory.oom_control`, "oom_kill");
+    return this.#oom?.key("oom_kill");
   }
 
   forkRefusals(): number | undefined {
-    return this.#dirs.pids === undefined ? undefined : readKey(`${this.#dirs.pids}/pids.events`, "max");
+    return this.#pids?.key("max");
   }
 
   async kill(): Promise<void> {
@@ -130,6 +135,7 @@ class V1Group implements WorkerGroup {
   }
 
   async remove(): Promise<void> {
+    for (const f of [this.#cpu, this.#peak, this.#oom, this.#pids]) f?.close();
     await this.kill();
     for (const dir of Object.values(this.#dirs)) {
       for (let i = 0; i < 50 && !removeGroupDir(dir); i++) await new Promise((r) => setTimeout(r, 10));

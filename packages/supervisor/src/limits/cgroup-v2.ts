@@ -1,5 +1,5 @@
-import { closeSync, mkdirSync, openSync, readSync, writeSync } from "node:fs";
-import { groupPids, killGroupPids, readKey, readNumber, readText, removeGroupDir, writeControl } from "./cgroup-files.js";
+import { mkdirSync } from "node:fs";
+import { ControlFile, groupPids, killGroupPids, readText, removeGroupDir, writeControl } from "./cgroup-files.js";
 import type { WorkerGroup } from "./group.js";
 import type { ResourceLimits } from "./spec.js";
 
@@ -97,64 +97,47 @@ class V2Group implements WorkerGroup {
   readonly kind = "cgroup2" as const;
   readonly joinFiles: readonly string[];
   readonly #dir: string;
-  /** An fd of memory.peak reset at the cell's start (a per-fd reset, Linux 6.12+). */
-  #peakFd: number | undefined;
-  /** memory.peak when the cell started, on kernels without the per-fd reset. */
+  readonly #cpu: ControlFile;
+  /** memory.peak: its per-descriptor reset (Linux 6.12+) is the cell's peak; one descriptor for the generation. */
+  readonly #peak: ControlFile;
+  readonly #events: ControlFile;
+  readonly #pids: ControlFile;
+  /** Whether the last reset worked; when not, the peak when the cell started. */
+  #resetWorks = false;
   #peakAtStart: number | undefined;
 
   constructor(dir: string) {
     this.#dir = dir;
     this.joinFiles = [`${dir}/cgroup.procs`];
+    this.#cpu = new ControlFile(`${dir}/cpu.stat`);
+    this.#peak = new ControlFile(`${dir}/memory.peak`);
+    this.#events = new ControlFile(`${dir}/memory.events`);
+    this.#pids = new ControlFile(`${dir}/pids.events`);
   }
 
   cpuMs(): number | undefined {
-    const usec = readKey(`${this.#dir}/cpu.stat`, "usage_usec");
+    const usec = this.#cpu.key("usage_usec");
     return usec === undefined ? undefined : Math.floor(usec / 1000);
   }
 
   resetPeak(): void {
-    this.#closePeak();
-    this.#peakAtStart = undefined;
-    const path = `${this.#dir}/memory.peak`;
-    try {
-      const fd = openSync(path, "r+");
-      try {
-        writeSync(fd, "reset\n");
-        this.#peakFd = fd;
-        return;
-      } catch {
-        closeSync(fd);
-      }
-    } catch {
-      // no memory.peak (Linux < 5.19, or no memory controller): nothing to measure with
-    }
-    this.#peakAtStart = readNumber(path);
+    this.#resetWorks = this.#peak.write("reset\n");
+    this.#peakAtStart = this.#resetWorks ? undefined : this.#peak.number();
   }
 
   peakBytes(): number | undefined {
-    if (this.#peakFd !== undefined) {
-      const buf = Buffer.alloc(32);
-      try {
-        const n = readSync(this.#peakFd, buf, 0, buf.length, 0);
-        const text = buf.subarray(0, n).toString().trim();
-        return /^\d+$/.test(text) ? Number(text) : undefined;
-      } catch {
-        return undefined;
-      }
-    }
-    // Without a reset the file holds the group's peak since it was made: it is this cell's
-    // only when the cell raised it.
-    const now = readNumber(`${this.#dir}/memory.peak`);
-    if (now === undefined || this.#peakAtStart === undefined) return undefined;
-    return now > this.#peakAtStart ? now : undefined;
+    const now = this.#peak.number();
+    if (this.#resetWorks || now === undefined) return now;
+    // No reset (Linux < 6.12): the file holds the generation's peak, the cell's only if it raised it.
+    return this.#peakAtStart !== undefined && now > this.#peakAtStart ? now : undefined;
   }
 
   oomKills(): number | undefined {
-    return readKey(`${this.#dir}/memory.events`, "oom_kill");
+    return this.#events.key("oom_kill");
   }
 
   forkRefusals(): number | undefined {
-    return readKey(`${this.#dir}/pids.events`, "max");
+    return this.#pids.key("max");
   }
 
   async kill(): Promise<void> {
@@ -167,18 +150,8 @@ class V2Group implements WorkerGroup {
   }
 
   async remove(): Promise<void> {
-    this.#closePeak();
+    for (const f of [this.#cpu, this.#peak, this.#events, this.#pids]) f.close();
     if (groupPids(this.#dir).length > 0) await this.kill();
     for (let i = 0; i < 50 && !removeGroupDir(this.#dir); i++) await new Promise((r) => setTimeout(r, 10));
-  }
-
-  #closePeak(): void {
-    if (this.#peakFd === undefined) return;
-    try {
-      closeSync(this.#peakFd);
-    } catch {
-      // already closed
-    }
-    this.#peakFd = undefined;
   }
 }

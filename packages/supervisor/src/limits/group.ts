@@ -29,6 +29,11 @@ export interface GroupMark {
   forkRefusals: number | undefined;
 }
 
-export function markGroup(group: WorkerGroup): GroupMark {
-  return { cpuMs: group.cpuMs(), oomKills: group.oomKills(), forkRefusals: group.forkRefusals() };
+/** The counters a verdict needs for `limits` (one read each; those of unset limits are not read). */
+export function markGroup(group: WorkerGroup, limits: { memoryBytes?: number; procs?: number } = { memoryBytes: 1, procs: 1 }): GroupMark {
+  return {
+    cpuMs: undefined,
+    oomKills: limits.memoryBytes !== undefined ? group.oomKills() : undefined,
+    forkRefusals: limits.procs !== undefined ? group.forkRefusals() : undefined,
+  };
 }

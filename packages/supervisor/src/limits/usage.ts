@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from "node:fs";
+import { ControlFile } from "./cgroup-files.js";
 import type { WorkerGroup } from "./group.js";
 
 /** What one cell cost (C17): null where the mechanism cannot measure it. */
@@ -15,6 +15,8 @@ export interface UsageMeter {
   end(): CellUsage;
   /** The generation so far: CPU time of the whole tree, and the highest peak of any cell or of now. */
   totals(): CellUsage;
+  /** Let go of what it holds open. */
+  close(): void;
 }
 
 const orNull = (n: number | undefined): number | null => (n === undefined ? null : n);
@@ -44,32 +46,41 @@ export class GroupMeter implements UsageMeter {
   totals(): CellUsage {
     return { cpuMs: orNull(this.#group.cpuMs()), peakRssBytes: orNull(this.#maxPeak) };
   }
+
+  close(): void {
+    // the group's files are closed with the group
+  }
 }
 
-/** utime+stime+cutime+cstime of `/proc/<pid>/stat` in ms: the process and the children it waited for. */
-export function procCpuMs(pid: number, ticksPerSecond = 100): number | undefined {
-  let text: string;
-  try {
-    text = readFileSync(`/proc/${pid}/stat`, "utf8");
-  } catch {
-    return undefined;
-  }
+/** utime+stime+cutime+cstime of a `/proc/<pid>/stat` text in ms: the process and the children it waited for. */
+export function statCpuMs(text: string | undefined, ticksPerSecond = 100): number | undefined {
+  if (text === undefined) return undefined;
   const fields = text.slice(text.lastIndexOf(")") + 2).split(" ");
   // Fields 14-17 of proc(5) (utime, stime, cutime, cstime) are 11-14 after the command name.
   const ticks = [11, 12, 13, 14].reduce((sum, i) => sum + Number(fields[i]), 0);
   return Number.isFinite(ticks) ? Math.round((ticks * 1000) / ticksPerSecond) : undefined;
 }
 
-/** A `kB` line of `/proc/<pid>/status` in bytes (VmHWM: the peak resident set; VmRSS: now). */
-export function procStatusBytes(pid: number, key: "VmHWM" | "VmRSS"): number | undefined {
-  let text: string;
-  try {
-    text = readFileSync(`/proc/${pid}/status`, "utf8");
-  } catch {
-    return undefined;
-  }
+/** A `kB` line of a `/proc/<pid>/status` text in bytes (VmHWM: the peak resident set). */
+export function statusBytes(text: string | undefined, key: "VmHWM" | "VmRSS"): number | undefined {
+  if (text === undefined) return undefined;
   const m = new RegExp(`^${key}:\\s+(\\d+) kB$`, "m").exec(text);
   return m ? Number(m[1]) * 1024 : undefined;
+}
+
+/** A process's stat, status and clear_refs, each through one open descriptor. */
+class ProcFiles {
+  readonly stat: ControlFile;
+  readonly status: ControlFile;
+  readonly clearRefs: ControlFile;
+  constructor(readonly pid: number) {
+    this.stat = new ControlFile(`/proc/${pid}/stat`);
+    this.status = new ControlFile(`/proc/${pid}/status`);
+    this.clearRefs = new ControlFile(`/proc/${pid}/clear_refs`);
+  }
+  close(): void {
+    for (const f of [this.stat, this.status, this.clearRefs]) f.close();
+  }
 }
 
 /**
@@ -80,6 +91,7 @@ export function procStatusBytes(pid: number, key: "VmHWM" | "VmRSS"): number | u
  */
 export class ProcMeter implements UsageMeter {
   readonly #pid: () => number | undefined;
+  #files: ProcFiles | undefined;
   #cpuAtBegin: number | undefined;
   #peakAtBegin: number | undefined;
   #reset = false;
@@ -89,33 +101,43 @@ export class ProcMeter implements UsageMeter {
     this.#pid = pid;
   }
 
-  begin(): void {
+  #proc(): ProcFiles | undefined {
     const pid = this.#pid();
-    if (pid === undefined) return;
-    this.#cpuAtBegin = procCpuMs(pid);
-    try {
-      writeFileSync(`/proc/${pid}/clear_refs`, "5");
-      this.#reset = true;
-    } catch {
-      this.#reset = false;
+    if (pid === undefined) return undefined;
+    if (this.#files?.pid !== pid) {
+      this.#files?.close();
+      this.#files = new ProcFiles(pid);
     }
-    this.#peakAtBegin = procStatusBytes(pid, "VmHWM");
+    return this.#files;
+  }
+
+  begin(): void {
+    const proc = this.#proc();
+    if (!proc) return;
+    this.#cpuAtBegin = statCpuMs(proc.stat.read());
+    this.#reset = proc.clearRefs.write("5");
+    this.#peakAtBegin = this.#reset ? undefined : statusBytes(proc.status.read(), "VmHWM");
   }
 
   end(): CellUsage {
-    const pid = this.#pid();
-    if (pid === undefined) return { cpuMs: null, peakRssBytes: null };
-    const cpu = procCpuMs(pid);
-    const peak = procStatusBytes(pid, "VmHWM");
-    const cellPeak = peak === undefined || this.#peakAtBegin === undefined ? undefined : this.#reset || peak > this.#peakAtBegin ? peak : undefined;
+    const proc = this.#proc();
+    if (!proc) return { cpuMs: null, peakRssBytes: null };
+    const cpu = statCpuMs(proc.stat.read());
+    const peak = statusBytes(proc.status.read(), "VmHWM");
+    const cellPeak = peak === undefined ? undefined : this.#reset || (this.#peakAtBegin !== undefined && peak > this.#peakAtBegin) ? peak : undefined;
     if (peak !== undefined) this.#maxPeak = Math.max(this.#maxPeak ?? 0, peak);
     return { cpuMs: cpu === undefined || this.#cpuAtBegin === undefined ? null : cpu - this.#cpuAtBegin, peakRssBytes: orNull(cellPeak) };
   }
 
   totals(): CellUsage {
-    const pid = this.#pid();
-    const peak = pid === undefined ? undefined : procStatusBytes(pid, "VmHWM");
+    const proc = this.#proc();
+    const peak = statusBytes(proc?.status.read(), "VmHWM");
     if (peak !== undefined) this.#maxPeak = Math.max(this.#maxPeak ?? 0, peak);
-    return { cpuMs: orNull(pid === undefined ? undefined : procCpuMs(pid)), peakRssBytes: orNull(this.#maxPeak) };
+    return { cpuMs: orNull(statCpuMs(proc?.stat.read())), peakRssBytes: orNull(this.#maxPeak) };
+  }
+
+  close(): void {
+    this.#files?.close();
+    this.#files = undefined;
   }
 }

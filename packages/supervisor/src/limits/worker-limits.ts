@@ -25,7 +25,7 @@ export class WorkerLimits {
   constructor(mechanism: LimitsMechanism | undefined, name: string) {
     this.mechanism = mechanism;
     this.group = mechanism?.createGroup(name);
-    if (this.group) this.#mark = markGroup(this.group);
+    if (this.group) this.#mark = markGroup(this.group, mechanism!.limits);
   }
 
   /** The guard's argv with what it must apply before the command runs. */
@@ -49,8 +49,9 @@ export class WorkerLimits {
     });
   }
 
+  /** A cell was sent: its counters start now (read while the worker runs it, off the round trip). */
   cellBegin(): void {
-    if (this.group) this.#mark = markGroup(this.group);
+    if (this.group) this.#mark = markGroup(this.group, this.mechanism!.limits);
     try {
       this.#meter?.begin();
     } catch {
@@ -81,6 +82,7 @@ export class WorkerLimits {
   /** Stop watching; kill what is left in the group and remove it. */
   async release(): Promise<void> {
     this.#stopWatch();
+    this.#meter?.close();
     await this.group?.remove();
   }
 }

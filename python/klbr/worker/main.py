@@ -43,6 +43,10 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         action="store_true",
         help="read the token as the first line of stdin and keep the worker (see klbr.worker.keeper)",
     )
+    parser.add_argument(
+        "--limits",
+        help='with --token-stdin: rlimits the keeper sets on the worker, {"rlimits": {"AS": [soft, hard], ...}} (C17)',
+    )
     return parser.parse_args(argv)
 
 

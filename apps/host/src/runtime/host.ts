@@ -190,6 +190,7 @@ export class Host implements HostServices {
       newId: (prefix) => this.newId(prefix),
       ...(options.interruptGraceMs !== undefined ? { interruptGraceMs: options.interruptGraceMs } : {}),
       ...(options.sigintGraceMs !== undefined ? { sigintGraceMs: options.sigintGraceMs } : {}),
+      limits: this.limitSettings.limits,
     });
     this.addFrontierSection(peerRequestsSection(this.db));
   }

@@ -145,7 +145,7 @@ describe("klbr exec", () => {
     const result = await klbr(["exec", "-d", dataDir, "-w", workspace, "b = []\nwhile True:\n    b.append(bytearray(1 << 20))"], { ...process.env, KLBR_LIMITS: "memory=64MiB" });
     expect(result.code).toBe(70);
     expect(result.stderr).toMatch(/memory_limit: the tree reached the memory limit \(64MiB\).*the namespace is gone/);
-  });
+  }, 60_000); // a CLI process from source (tsx) plus an embedded host: slow on a loaded machine
 });
 
 describe("limits that cannot be applied refuse the start", () => {

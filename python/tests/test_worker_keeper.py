@@ -110,3 +110,28 @@ def test_no_token_line_is_a_startup_failure():
         fake.proc.stdin.close()
         assert fake.wait() == 1
         assert "WORKER_TOKEN_MISSING" in fake.stderr()
+
+
+LIMITS = '{"rlimits": {"FSIZE": [1048576, 1048576], "CPU": [30, 31]}}'
+
+
+def test_the_keeper_sets_the_hosts_limits_as_rlimits_of_the_worker_not_its_own():
+    with FakeHost(token_stdin=True, extra_args=["--limits", LIMITS]) as fake:
+        text = result_text(fake.execute("import resource\n(resource.getrlimit(resource.RLIMIT_FSIZE), resource.getrlimit(resource.RLIMIT_CPU))"))
+        assert text == "((1048576, 1048576), (30, 31))"
+        # A write past the file limit is EFBIG, an ordinary error the worker survives.
+        done = fake.execute("f = open('big', 'wb')\nf.write(b'x' * (2 << 20))")
+        assert done["status"] == "error" and "File too large" in done["error"], done
+        with open(f"/proc/{fake.proc.pid}/limits") as handle:
+            keeper = handle.read()
+        assert re.search(r"Max file size\s+unlimited", keeper), keeper
+
+
+def test_procs_cannot_bind_root_so_a_root_keeper_refuses_to_start():
+    limits = '{"rlimits": {"NPROC": [64, 64]}}'
+    with FakeHost(token_stdin=True, extra_args=["--limits", limits], accept=os.getuid() != 0) as fake:
+        if os.getuid() == 0:
+            assert fake.wait() == 1
+            assert "LIMITS_UNAVAILABLE" in fake.stderr()
+        else:
+            assert "64" in result_text(fake.execute("import resource\nresource.getrlimit(resource.RLIMIT_NPROC)"))

@@ -62,6 +62,7 @@ class FakeHost:
         accept: bool = True,
         token_stdin: bool = False,
         identity_stdin: bool = False,
+        extra_args: list[str] | None = None,
     ) -> None:
         self.dir = tempfile.mkdtemp(dir="/tmp", prefix="kw")
         self.path = os.path.join(self.dir, "s")
@@ -78,6 +79,7 @@ class FakeHost:
             argv += ["--skills", skills]
         if token_stdin:
             argv.append("--token-stdin")
+        argv += extra_args or []
         env = {k: v for k, v in os.environ.items() if k != "KLBR_WORKER_TOKEN"}
         env["PYTHONPATH"] = str(PYTHON_DIR)
         if token is not None and not token_stdin:

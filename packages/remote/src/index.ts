@@ -18,7 +18,7 @@ export { ensureRuntime, installScript } from "./install.js";
 export type { InstalledRuntime } from "./install.js";
 export { probeTarget } from "./probe.js";
 export type { ProbeResult } from "./probe.js";
-export { startRemoteWorker, openRemoteWorker, remoteWorkerCommand, remoteSocketPath, keeperPid, KEEPER_PID_PREFIX, RUNTIME_ABSENT } from "./start.js";
+export { startRemoteWorker, openRemoteWorker, keeperLimitsArgs, remoteWorkerCommand, remoteSocketPath, keeperPid, KEEPER_PID_PREFIX, RUNTIME_ABSENT } from "./start.js";
 export type { OpenRemoteOptions, RemoteWorker, RemoteWorkerOptions } from "./start.js";
 
 // Errors

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { isSupervisorError, startWorker, type StartWorkerOptions, type Worker } from "@klbr/supervisor";
+import { hasLimits, isSupervisorError, rlimitsFor, startWorker, type ResourceLimits, type StartWorkerOptions, type Worker } from "@klbr/supervisor";
 import type { RuntimeBundle } from "./bundle.js";
 import { isRemoteError, RemoteError } from "./errors.js";
 import { ensureRuntime, type InstalledRuntime } from "./install.js";
@@ -20,6 +20,15 @@ export interface RemoteWorkerOptions
   generation: string;
   /** The ssh program (default `ssh`). */
   ssh?: string;
+  /** The host's limits (C17): the keeper sets them on the worker as rlimits (no cgroup of the target's is made). */
+  limits?: ResourceLimits;
+}
+
+/** The keeper's `--limits` argument for the host's limits (tmp is the local sandbox's: not there). */
+export function keeperLimitsArgs(limits: ResourceLimits | undefined): string[] {
+  if (!hasLimits(limits)) return [];
+  const rlimits = rlimitsFor({ ...limits, tmpBytes: undefined });
+  return Object.keys(rlimits).length > 0 ? ["--limits", JSON.stringify({ rlimits })] : [];
 }
 
 /** A workbench worker running on a target, supervised here like a local one. */
@@ -90,7 +99,7 @@ export async function startRemoteWorker(opts: RemoteWorkerOptions): Promise<Remo
       role: "workbench",
       sessionId: opts.sessionId,
       generation: opts.generation,
-      command: [target.python, "-m", "klbr.worker", "--token-stdin"],
+      command: [target.python, "-m", "klbr.worker", "--token-stdin", ...keeperLimitsArgs(opts.limits)],
       handshakeTimeoutMs: opts.handshakeTimeoutMs ?? 30_000,
       shutdownGraceMs: opts.shutdownGraceMs ?? 10_000,
       ...(opts.interruptGraceMs !== undefined ? { interruptGraceMs: opts.interruptGraceMs } : {}),

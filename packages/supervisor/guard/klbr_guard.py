@@ -1,6 +1,6 @@
 """klbr_guard: run one command so that nothing it starts outlives it, or the host.
 
-    python3 -I -S klbr_guard.py [--status-fd N] [--parent PID] [--env-fd N [--bwrap-env]] -- ARGV...
+    python3 -I -S klbr_guard.py [--status-fd N] [--parent PID] [--env-fd N [--bwrap-env]] [--limits JSON] -- ARGV...
 
 The guard stays the command's parent for the command's whole life:
 
@@ -234,8 +234,8 @@ def _stop_pending():
     return bool(signal.sigpending() & set(_STOPS))
 
 
-def _exec_child(command, env, report_w, guard_pid):
-    """In the forked child: never returns. Dies with the guard, then becomes the command."""
+def _exec_child(command, env, report_w, guard_pid, limits=None):
+    """In the forked child: never returns. Dies with the guard, joins its limits (C17), then becomes the command."""
     try:
         # Armed before anything else: from here a guard that dies for any reason takes the command.
         _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
@@ -244,6 +244,7 @@ def _exec_child(command, env, report_w, guard_pid):
         for name in _DEFAULTED:
             signal.signal(getattr(signal, name), signal.SIG_DFL)
         signal.pthread_sigmask(signal.SIG_UNBLOCK, _WAITED)
+        _apply_limits(limits)
         if env is None:
             os.execvp(command[0], command)
         else:
@@ -266,7 +267,60 @@ def _wait(child):
             return status
 
 
+# ---- resource limits (C17) -------------------------------------------------------------------
+# ``--limits JSON`` (before ``--``): ``{"join": [cgroup.procs paths], "rlimits": {"AS": [soft,
+# hard], "CPU": ..., "NPROC": ..., "FSIZE": ...}}``. The command's process joins the cgroups and
+# sets the rlimits itself, after the fork and before it executes the command: everything it
+# starts is inside from its first instruction, and the guard stays outside (its cleanup is never
+# the OOM killer's victim, nor refused a fork). A limit that cannot be applied fails the start
+# (``error <errno> limits: ...`` on the status fd), never a run without it.
+
+
+def _take_limits(argv):
+    """Split ``--limits JSON`` off the guard's options: (the parsed spec or None, the other args)."""
+    rest, spec, i = [], None, 0
+    while i < len(argv):
+        if argv[i] == "--":
+            rest.extend(argv[i:])
+            break
+        if argv[i] == "--limits" and i + 1 < len(argv):
+            import json
+
+            spec = json.loads(argv[i + 1])
+            i += 2
+            continue
+        rest.append(argv[i])
+        i += 1
+    return spec, rest
+
+
+def _apply_limits(spec):
+    """In the command's process, before exec: join the cgroups, then set the rlimits."""
+    if not spec:
+        return
+    pid = str(os.getpid())
+    for path in spec.get("join", ()):
+        try:
+            fd = os.open(path, os.O_WRONLY)
+            try:
+                os.write(fd, pid.encode())
+            finally:
+                os.close(fd)
+        except OSError as error:
+            raise OSError(error.errno, "limits: cannot join %s: %s" % (path, error.strerror)) from None
+    rlimits = spec.get("rlimits") or {}
+    if rlimits:
+        import resource
+
+        for name, (soft, hard) in rlimits.items():
+            try:
+                resource.setrlimit(getattr(resource, "RLIMIT_" + name), (soft, hard))
+            except (OSError, ValueError) as error:
+                raise OSError(getattr(error, "errno", 0) or 22, "limits: cannot set RLIMIT_%s to %s: %s" % (name, soft, error)) from None
+
+
 def main(argv):
+    limits, argv = _take_limits(argv)
     opts, command = _parse(argv)
     status_fd = opts["status_fd"]
     _prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
@@ -289,7 +343,7 @@ def main(argv):
         os.close(report_r)
         if status_fd is not None:
             os.close(status_fd)
-        _exec_child(command, env, report_w, guard_pid)
+        _exec_child(command, env, report_w, guard_pid, limits)
     os.close(report_w)
     # The guard writes nothing: the command's output pipes close when the command's tree does.
     null = os.open(os.devnull, os.O_RDWR)

@@ -32,6 +32,8 @@ export interface CompletionBase {
   /** Date.now() when the completion was settled. */
   endedAt: number;
   endedBy: EndedBy;
+  /** What a cell cost (C17), set by `execute` on every cell completion; null fields where not measurable. */
+  usage?: { cpuMs: number | null; peakRssBytes: number | null };
 }
 
 /** A cell result the worker sent. */

@@ -10,7 +10,8 @@ export type SupervisorErrorCode =
   | "WORKER_SPAWN_FAILED"
   | "WORKER_EXITED_EARLY"
   | "WORKER_WRONG_ROLE"
-  | "WORKER_INVALID_ARGUMENT";
+  | "WORKER_INVALID_ARGUMENT"
+  | "LIMITS_UNAVAILABLE";
 
 /** Codes for which starting a fresh worker (or retrying later) may help. */
 const RETRYABLE: ReadonlySet<SupervisorErrorCode> = new Set<SupervisorErrorCode>([

@@ -57,3 +57,34 @@ export { TAIL_BYTES } from "./tail.js";
 // Errors
 export { SupervisorError, isSupervisorError } from "./errors.js";
 export type { SupervisorErrorCode, OutputTails } from "./errors.js";
+
+// Resource limits and accounting (C17)
+export {
+  cpuVerdict,
+  formatLimits,
+  formatValue,
+  hasLimits,
+  LIMIT_MINIMUMS,
+  LIMIT_NAMES,
+  limitVerdict,
+  LimitsSyntaxError,
+  LimitsUnavailableError,
+  markGroup,
+  MECHANISM_LABELS,
+  parseLimits,
+  prepareLimits,
+  rlimitsFor,
+  watchCpu,
+  withGuardLimits,
+} from "./limits/index.js";
+export type {
+  CellUsage,
+  GuardLimits,
+  LimitName,
+  LimitReason,
+  LimitsMechanism,
+  LimitVerdict,
+  MechanismKind,
+  ResourceLimits,
+  WorkerGroup,
+} from "./limits/index.js";

@@ -1,4 +1,5 @@
 import type { CellCompletion, HookCompletion, InterruptOutcome, WorkerExit } from "./completion.js";
+import type { CellUsage, LimitsMechanism } from "./limits/index.js";
 import type { HelloMessage, HookInput, HookSlot, HostReplyBody as HostReply, HostRequest } from "./wire.js";
 import type { EnvHandoff } from "./guard-launch.js";
 
@@ -78,6 +79,12 @@ export interface StartWorkerOptions {
    * its session and generation on stdin; `sessionId` and `generation` are placeholders until then.
    */
   spare?: boolean;
+  /**
+   * The host's resource limits (C17, from `prepareLimits`): the generation gets a group of its own
+   * (or the guard's rlimits), a limit that ends it is its stop reason (`memory_limit`,
+   * `cpu_limit`, `procs_limit`), and each cell's completion carries its `usage`.
+   */
+  limits?: LimitsMechanism;
 }
 
 /**
@@ -144,6 +151,8 @@ export interface Worker {
   interrupt(id: string): Promise<InterruptOutcome>;
   shutdown(): Promise<WorkerExit>;
   hardStop(reason: string): Promise<WorkerExit>;
+  /** The generation's CPU time and highest memory peak so far (C17; null where not measurable). */
+  usage(): CellUsage;
   /** Call `listener` once when the worker is dead; returns an unsubscribe function. */
   onDeath(listener: (exit: WorkerExit) => void): () => void;
 }

@@ -50,6 +50,8 @@ export interface SpawnSpec {
   /** The guard reported that it could not run the command. */
   onGuardFailed(error: string): void;
   onExit(code: number | null, signal: string | null): void;
+  /** Adds what the guard applies before the command runs (the C17 limits' `--limits`). */
+  guardOptions?: (guard: [string, ...string[]]) => [string, ...string[]];
 }
 
 /**
@@ -64,7 +66,8 @@ export function spawnGuarded(spec: SpawnSpec): SpawnedWorker | SpawnFailure {
   // The worker's environment (passed names, token) reaches the worker alone (guard-launch.ts);
   // through a transport, the spawned command is ssh, which runs here: it gets the launcher's.
   const launch = guardLaunch([command.file, ...command.args], transport ? spec.launcher : command.env, spec.launcher, spec.envHandoff);
-  const { file, args } = launch;
+  const guard: [string, ...string[]] = [launch.file, ...launch.args];
+  const [file, ...args] = spec.guardOptions ? spec.guardOptions(guard) : guard;
   const subprocess = execa(file, args, {
     detached: true,
     cleanup: false,

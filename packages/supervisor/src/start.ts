@@ -1,10 +1,12 @@
 import { chmod } from "node:fs/promises";
+import { basename } from "node:path";
 import { createServer, type Server } from "node:net";
 import { SupervisorError } from "./errors.js";
 import { IDENTIFIER } from "./operation.js";
 import type { StartWorkerOptions, Worker } from "./options.js";
 import { makePrivateDir, removePrivateDir } from "./private-dir.js";
 import { WorkerProcess } from "./worker.js";
+import { LimitsUnavailableError, WorkerLimits } from "./limits/index.js";
 
 /**
  * Start a worker: private 0700 dir and socket, spawn in its own process group, accept one
@@ -40,7 +42,18 @@ export async function prepareWorker(opts: StartWorkerOptions): Promise<WorkerPro
     await removePrivateDir(dir);
     throw err;
   }
-  return new WorkerProcess(opts, dir, socketPath, server, materialized);
+  // The generation's group is made before anything is spawned: limits that cannot apply refuse it.
+  // A spare has no identity yet: its private dir's random name keeps two spares' groups apart.
+  let limits: WorkerLimits;
+  try {
+    limits = new WorkerLimits(opts.limits, opts.spare === true ? `${opts.role}-spare-${basename(dir)}` : `${opts.role}-${opts.sessionId}-${opts.generation}`);
+  } catch (err) {
+    server.close();
+    await removePrivateDir(dir);
+    if (err instanceof LimitsUnavailableError) throw new SupervisorError("LIMITS_UNAVAILABLE", err.message, { cause: err });
+    throw err;
+  }
+  return new WorkerProcess(opts, dir, socketPath, server, materialized, limits);
 }
 
 function checkStartOptions(opts: StartWorkerOptions): void {

@@ -21,6 +21,7 @@ import { wrapCommand, type NamespaceProcs, type PinnedProc } from "./sandbox.js"
 import { launcherEnv, tagsIn } from "./guard-launch.js";
 import { spawnGuarded, type SpawnedWorker } from "./spawn.js";
 import { ByteTail } from "./tail.js";
+import type { CellUsage, WorkerLimits } from "./limits/index.js";
 import { treeTag } from "./tagged.js";
 import { rememberTree, type KnownProcs } from "./tree.js";
 import type { HelloMessage, HookInput, HookSlot, InboundMessage } from "./wire.js";
@@ -83,7 +84,11 @@ export class WorkerProcess implements Worker {
   /** The guard's one child: the worker command itself (or its sandbox wrapper), pinned by start time. */
   #inner: PinnedProc | undefined;
 
-  constructor(opts: StartWorkerOptions, dir: string, socketPath: string, server: Server, materialized: string | undefined) {
+  /** The generation's group or rlimits, its CPU watch and its cells' accounting (C17). */
+  readonly #limits: WorkerLimits;
+
+  constructor(opts: StartWorkerOptions, dir: string, socketPath: string, server: Server, materialized: string | undefined, limits: WorkerLimits) {
+    this.#limits = limits;
     this.#opts = opts;
     this.role = opts.role;
     this.#sessionId = opts.sessionId;
@@ -196,7 +201,9 @@ export class WorkerProcess implements Worker {
       stdout: this.#stdout,
       stderr: this.#stderr,
       onInner: (inner) => (this.#inner ??= inner),
-      onGuardFailed: (error) => this.#handshake.fail(new SupervisorError("WORKER_SPAWN_FAILED", error, { tails: this.#tails() })),
+      // The guard's child could not join the group or set an rlimit: the limits refuse the start.
+      onGuardFailed: (error) => this.#handshake.fail(new SupervisorError(/: limits: /.test(error) ? "LIMITS_UNAVAILABLE" : "WORKER_SPAWN_FAILED", error, { tails: this.#tails() })),
+      guardOptions: (guard) => this.#limits.guardArgv(guard),
       onExit: (code, signal) => {
         this.#exit = { code, signal };
         void this.#onProcessExit();
@@ -206,6 +213,7 @@ export class WorkerProcess implements Worker {
       const { message, cause } = await spawned.failed;
       this.#server.close();
       await removePrivateDir(this.#dir);
+      await this.#limits.release();
       this.#phase = "dead";
       this.#death.announce({ code: null, signal: null, reason: "spawn_failed", tails: this.#tails() });
       throw new SupervisorError("WORKER_SPAWN_FAILED", message, { cause });
@@ -271,6 +279,10 @@ export class WorkerProcess implements Worker {
       this.#handshake.fail(err as SupervisorError);
       return;
     }
+    // Measured and watched from here: the worker process is known (under a sandbox, the one inside).
+    this.#limits.running(() => this.#ns?.worker.pid ?? this.#inner?.pid, this.#opts.transport !== undefined, (verdict) => {
+      void this.#stopTree(verdict.reason, `${verdict.detail}; the namespace is gone`, "invalidated");
+    });
     // Running from this message on: anything after it in the same chunk is an ordinary message.
     this.#phase = "running";
     this.#handshake.succeed();
@@ -333,8 +345,11 @@ export class WorkerProcess implements Worker {
       throw new SupervisorError("WORKER_INVALID_ARGUMENT", `cell ${JSON.stringify(id)} cannot be sent: ${messageOf(err)}`, { cause: err });
     }
     this.#cells.begin(cell, opts.onHostRequest);
+    // Its counters start once it is sent: read while the worker runs it, off the round trip.
+    this.#limits.cellBegin();
     if (opts.signal) interruptOnAbort(opts.signal, cell, () => void this.interrupt(id));
-    return cell.promise;
+    // Read as the completion settles, before the exit path removes a dead worker's group.
+    return cell.promise.then((completion) => ({ ...completion, usage: this.#limits.cellEnd() }));
   }
 
   async invoke<S extends HookSlot>(slot: S, input: HookInput<S>, opts: { id?: string } = {}): Promise<HookCompletion<S>> {
@@ -386,6 +401,10 @@ export class WorkerProcess implements Worker {
     return this.exited;
   }
 
+  usage(): CellUsage {
+    return this.#limits.totals();
+  }
+
   onDeath(listener: (exit: WorkerExit) => void): () => void {
     return this.#death.subscribe(listener, this.#phase === "dead");
   }
@@ -422,6 +441,13 @@ export class WorkerProcess implements Worker {
     // Let the connection deliver what the worker wrote before it died, so the first fault names the cause.
     for (let i = 0; i < 20 && this.#channel && !this.#channel.closed; i++) await sleep(1);
     if (!this.#stop) this.#stop = { reason: "worker_exited", detail: "the worker process exited", kind: "invalidated" };
+    // A death the host did not ask for: a limit, when the mechanism recorded one, is its reason (C17).
+    if (this.#stop.kind === "invalidated") {
+      const verdict = this.#limits.verdict({ code: this.#exit?.code ?? null, signal: this.#exit?.signal ?? null });
+      if (verdict && verdict.reason !== "file_limit" && verdict.reason !== this.#stop.reason) {
+        this.#stop = { reason: verdict.reason, detail: `${verdict.detail}; the namespace is gone`, kind: "invalidated" };
+      }
+    }
     if (this.#phase === "running") this.#phase = "stopping";
     this.#channel?.close();
     this.#server.close();
@@ -433,6 +459,7 @@ export class WorkerProcess implements Worker {
     // shutdown() may have armed its timer while the connection was drained above.
     clearTimeout(this.#shutdownTimer);
     await clearRemains({ pid: this.#guardPid, dir: this.#dir, killer: this.#killer, streams: this.#spawned?.streams ?? [] });
+    await this.#limits.release();
     this.#death.announce(exit);
   }
 

@@ -58,7 +58,44 @@ def read_token(fd: int = 0) -> str:
 
 
 def _worker_argv(argv: Sequence[str]) -> list[str]:
-    return [sys.executable, "-m", "klbr.worker", *(a for a in argv if a != "--token-stdin")]
+    args, skip = [], False
+    for arg in argv:
+        if skip:
+            skip = False
+        elif arg == "--limits":
+            skip = True
+        elif arg != "--token-stdin":
+            args.append(arg)
+    return [sys.executable, "-m", "klbr.worker", *args]
+
+
+def _limits_of(argv: Sequence[str]) -> dict:
+    """The ``--limits`` JSON (C17): the rlimits the host's limits stand for on this machine."""
+    args = list(argv)
+    for i, arg in enumerate(args[:-1]):
+        if arg == "--limits":
+            import json
+
+            return json.loads(args[i + 1])
+    return {}
+
+
+def _rlimit_setter(limits: dict):
+    """A preexec function setting the worker's rlimits, or None; refuses what cannot bind (NPROC for root)."""
+    rlimits = limits.get("rlimits") or {}
+    if not rlimits:
+        return None
+    if "NPROC" in rlimits and os.getuid() == 0:
+        raise WorkerError("LIMITS_UNAVAILABLE", "procs (RLIMIT_NPROC) does not bind uid 0 on this target")
+    import resource
+
+    pairs = [(getattr(resource, "RLIMIT_" + name), (soft, hard)) for name, (soft, hard) in rlimits.items()]
+
+    def apply() -> None:
+        for which, value in pairs:
+            resource.setrlimit(which, value)
+
+    return apply
 
 
 def _socket_of(argv: Sequence[str]) -> str | None:
@@ -90,7 +127,9 @@ def keep(argv: Sequence[str], token_env: str) -> int:
     signal.signal(signal.SIGTERM, lambda *_: terminated.append(True))
     env = dict(os.environ)
     env[token_env] = token
-    worker = subprocess.Popen(_worker_argv(argv), env=env, stdin=subprocess.DEVNULL, start_new_session=True)
+    # The host's limits, as rlimits of the worker (the keeper's cleanup stays outside them).
+    limit = _rlimit_setter(_limits_of(argv))
+    worker = subprocess.Popen(_worker_argv(argv), env=env, stdin=subprocess.DEVNULL, start_new_session=True, preexec_fn=limit)
     del env
     version = ".".join(str(n) for n in sys.version_info[:3])
     sys.stdout.write(f"{KEEPER_PID_PREFIX}{worker.pid} python={version}\n")

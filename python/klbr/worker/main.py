@@ -50,6 +50,10 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         help="read the token as the first line of stdin and keep the worker (see klbr.worker.keeper)",
     )
     parser.add_argument(
+        "--limits",
+        help='with --token-stdin: rlimits the keeper sets on the worker, {"rlimits": {"AS": [soft, hard], ...}} (C17)',
+    )
+    parser.add_argument(
         "--identity-stdin",
         action="store_true",
         help="start as a warm spare: read the session and generation as one JSON line of stdin before connecting",

@@ -50,6 +50,10 @@ function hintFor(code: string, e: Coded, ctx: FailureContext): { hint: string | 
       return { hint: "--sandbox (KLBR_SANDBOX) is none or bwrap; --network (KLBR_SANDBOX_NETWORK) is on or off, and off needs --sandbox bwrap", exit: EXIT.USAGE };
     case "SANDBOX_DATA_IN_WORKSPACE":
       return { hint: "keep the data directory outside the workspace: pass --data-dir DIR (or KLBR_DATA_DIR) elsewhere, or serve another workspace with -w DIR", exit: EXIT.UNAVAILABLE };
+    case "LIMITS_INVALID":
+      return { hint: "limits are name=value items joined by commas: memory=2GiB,cpu=10m,procs=512,file=1GiB,tmp=512MiB (--limit or KLBR_LIMITS)", exit: EXIT.USAGE };
+    case "LIMITS_UNAVAILABLE":
+      return { hint: "run the host where it can make a cgroup (as root, or in a delegated one: systemd-run --user --scope klbr serve ...), or drop the limit it names", exit: EXIT.UNAVAILABLE };
     case "SANDBOX_UNAVAILABLE":
       return { hint: "install bubblewrap and allow user namespaces, or run with --sandbox none (unsandboxed)", exit: EXIT.UNAVAILABLE };
     case "WORKER_SPAWN_FAILED":

@@ -65,6 +65,10 @@ export const executions = sqliteTable(
     failure: text("failure", { mode: "json" }),
     startedAtMs: integer("started_at_ms").notNull(),
     endedAtMs: integer("ended_at_ms"),
+    /** CPU time of the worker's tree over the cell (C17); null where the mechanism cannot measure it. */
+    cpuMs: integer("cpu_ms"),
+    /** Peak resident memory of the worker's tree over the cell (C17); null where not measurable. */
+    peakRssBytes: integer("peak_rss_bytes"),
   },
   (t) => [index("executions_status").on(t.status)],
 );

@@ -6,6 +6,7 @@ import type { RemoteService } from "../runtime/remote-service";
 import type { EventRow } from "../store/events";
 import type { WaitRow } from "../store/waits";
 import type { SandboxView } from "../sandbox/settings";
+import type { LimitsMechanism } from "@klbr/supervisor";
 
 export type { HookOutcome, LiveExecution };
 
@@ -73,6 +74,8 @@ export interface HostServices {
   readonly db: HostDb;
   /** The sandbox workspace.run commands share with the workers (an empty prefix when none). */
   readonly sandbox: { commandPrefix(cwd?: string): string[]; describe(): SandboxView };
+  /** The C17 limits mechanism every process the host starts gets (undefined: no limit set). */
+  readonly limitsMechanism?: LimitsMechanism | undefined;
   now(): number;
   /** The environment a command starts from: the C15 minimal base, passed names, the host's tag. */
   baseEnv(): Record<string, string>;

@@ -42,6 +42,9 @@ export interface RunReply {
   stderr: string;
   truncated_bytes: number;
   duration_ms: number;
+  /** Set when a resource limit ended the command (C17): `memory_limit`, `cpu_limit`, `procs_limit`, `file_limit`. */
+  limit?: string;
+  limit_detail?: string;
 }
 
 const SHORT_ESCAPES = new Set([0x08, 0x09, 0x0a, 0x0c, 0x0d]);

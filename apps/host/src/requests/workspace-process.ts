@@ -1,7 +1,8 @@
 import type { Readable } from "node:stream";
-import { guardLaunch, killTagged, killTree, readGuardStatus, recordRoot, sendCommandEnv, treeTag, type EnvHandoff } from "@klbr/supervisor";
+import { guardLaunch, killTagged, killTree, readGuardStatus, recordRoot, sendCommandEnv, treeTag, type EnvHandoff, type LimitsMechanism, type LimitVerdict } from "@klbr/supervisor";
 import { execa } from "execa";
 import { BoundedOutput } from "./workspace-output";
+import { commandLimits } from "./workspace-limits";
 
 /** How long the pipes may stay open once the command and every process of its tree are killed. */
 export const RUN_DRAIN_GRACE_MS = 1000;
@@ -18,6 +19,8 @@ export interface CommandOutcome {
   stdout: string;
   stderr: string;
   truncatedBytes: number;
+  /** The resource limit that ended the command (C17), read from the mechanism; null otherwise. */
+  limit: LimitVerdict | null;
 }
 
 /** How to run one command. */
@@ -33,6 +36,8 @@ export interface CommandOptions {
   timeoutMs: number;
   maxOutputBytes: number;
   signal?: AbortSignal;
+  /** The host's limits mechanism: the command gets the same limits, in a group of its own (C17). */
+  limits?: LimitsMechanism;
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -50,9 +55,12 @@ export async function runCommand(opts: CommandOptions): Promise<CommandOutcome> 
   const budget = { left: opts.maxOutputBytes };
   const stdout = new BoundedOutput(budget);
   const stderr = new BoundedOutput(budget);
+  // A group of its own before the spawn: LIMITS_UNAVAILABLE refuses the command, never runs it unlimited.
+  const limits = commandLimits(opts.limits);
   // The cell's variables (LD_PRELOAD...) go to the command only, never to the guard or bwrap.
   const launch = guardLaunch(opts.argv, { ...opts.env, [tag.name]: tag.value }, { ...opts.launcher, [tag.name]: tag.value }, opts.handoff);
-  const child = execa(launch.file, launch.args, {
+  const [file, ...args] = limits.argv([launch.file, ...launch.args]);
+  const child = execa(file, args, {
     cwd: opts.cwd,
     env: launch.env,
     extendEnv: false,
@@ -66,6 +74,7 @@ export async function runCommand(opts: CommandOptions): Promise<CommandOutcome> 
   const pid = child.pid;
   if (pid === undefined) {
     const result = await child;
+    await limits.release();
     return { ...blank(stdout, stderr), spawnError: result.shortMessage ?? result.message ?? "spawn failed" };
   }
   // Recorded before any reap can free the pid, so no kill below can hit a process that reused it.
@@ -101,8 +110,10 @@ export async function runCommand(opts: CommandOptions): Promise<CommandOutcome> 
   };
   opts.signal?.addEventListener("abort", onAbort, { once: true });
   if (opts.signal?.aborted) onAbort();
+  limits.watch(() => void killAll());
 
   const exit = await exited;
+  const limit = limits.verdict(exit);
   clearTimeout(timer);
   opts.signal?.removeEventListener("abort", onAbort);
   // The command is over: what it left running (background jobs, setsid'd daemons) has no scope left.
@@ -111,6 +122,7 @@ export async function runCommand(opts: CommandOptions): Promise<CommandOutcome> 
   await killAll();
   await Promise.race([drained, sleep(RUN_DRAIN_GRACE_MS)]);
   for (const s of streams) s?.destroy();
+  await limits.release();
   const reported = await status;
   if ("error" in reported) return { ...blank(stdout, stderr), spawnError: reported.error };
   return {
@@ -122,9 +134,10 @@ export async function runCommand(opts: CommandOptions): Promise<CommandOutcome> 
     stdout: stdout.text(),
     stderr: stderr.text(),
     truncatedBytes: stdout.dropped + stderr.dropped,
+    limit,
   };
 }
 
 function blank(stdout: BoundedOutput, stderr: BoundedOutput): CommandOutcome {
-  return { spawnError: null, exitCode: null, signal: null, timedOut: false, cancelled: false, stdout: stdout.text(), stderr: stderr.text(), truncatedBytes: 0 };
+  return { spawnError: null, exitCode: null, signal: null, timedOut: false, cancelled: false, stdout: stdout.text(), stderr: stderr.text(), truncatedBytes: 0, limit: null };
 }

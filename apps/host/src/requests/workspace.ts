@@ -82,6 +82,11 @@ export async function workspaceRun(
     timeoutMs: params.timeout_ms ?? RUN_DEFAULT_TIMEOUT_MS,
     maxOutputBytes: params.max_output_bytes ?? RUN_DEFAULT_MAX_OUTPUT_BYTES,
     ...(ctx.signal ? { signal: ctx.signal } : {}),
+    ...(ctx.host.limitsMechanism ? { limits: ctx.host.limitsMechanism } : {}),
+  }).catch((error: Error & { code?: string }) => {
+    // The command's limits could not be applied (C17): it does not run at all.
+    if (error.code === "LIMITS_UNAVAILABLE") throw new ReplyError("unavailable", `cannot run ${JSON.stringify(file)}: ${error.message}`);
+    throw error;
   });
   if (outcome.cancelled && !outcome.timedOut) {
     throw new ReplyError("scope_expired", `execution ${ctx.live.id} ended while ${JSON.stringify(file)} ran; its process tree was killed`);
@@ -95,6 +100,8 @@ export async function workspaceRun(
     stderr: outcome.stderr,
     truncated_bytes: outcome.truncatedBytes,
     duration_ms: Date.now() - started,
+    // A resource limit ended it (C17): which one, and what the mechanism saw.
+    ...(outcome.limit ? { limit: outcome.limit.reason, limit_detail: outcome.limit.detail } : {}),
   });
 }
 

@@ -10,7 +10,7 @@ import { recordIncident } from "../store/incidents";
 import { requestStep } from "../store/requests";
 import { oversize, refuseOversizeCell } from "./cell-size";
 import { ROOT_SESSION } from "./ids";
-import { recordCompletion, refusedCompletion, report, type ExecutionReport } from "./completion";
+import { limitReason, recordCompletion, refusedCompletion, report, type ExecutionReport } from "./completion";
 import type { HooksService } from "./hooks-service";
 import type { Stopping } from "./lifecycle";
 import type { Notify } from "./notifier";
@@ -80,7 +80,7 @@ export class Cells {
       if (worker.state === "dead" && !this.deps.life.stopping && !workbenches.closed(sessionId)) {
         // The cell's record is closed already: a failed restart must not lose its report. The next
         // cell finds the worker dead and tries again.
-        await workbenches.restart(bench, `after_${row.status}`).catch((error: Error) =>
+        await workbenches.restart(bench, limitReason(row.failure) ?? `after_${row.status}`).catch((error: Error) =>
           recordIncident(db, "workbench.restart_failed", { session_id: sessionId, after: live.id, error: error.message }, this.deps.now()),
         );
       }

@@ -35,6 +35,7 @@ export function recordCompletion(db: HostDb, live: LiveExecution, completion: Ce
       error,
       endedBy: (c.endedBy as string | undefined) ?? (status === "interrupted" ? "message" : null),
       endedAtMs,
+      ...costOf(completion),
     })!;
   }
   return finishExecution(db, live.id, {
@@ -43,7 +44,19 @@ export function recordCompletion(db: HostDb, live: LiveExecution, completion: Ce
     endedBy: (c.endedBy as string | undefined) ?? null,
     failure: { reason: c.reason ?? null, exit: c.exit ?? null, stderr_tail: (c.tails as { stderr?: string } | null)?.stderr ?? null },
     endedAtMs,
+    ...costOf(completion),
   })!;
+}
+
+/** What the cell cost (C17): the operator's log has it, the model's result frame does not. */
+function costOf(completion: CellCompletion): { cpuMs: number | null; peakRssBytes: number | null } {
+  return { cpuMs: completion.usage?.cpuMs ?? null, peakRssBytes: completion.usage?.peakRssBytes ?? null };
+}
+
+/** The resource limit a failed cell's record names (C17), which is then the next generation's reset reason. */
+export function limitReason(failure: unknown): string | null {
+  const reason = (failure as { reason?: unknown } | null)?.reason;
+  return reason === "memory_limit" || reason === "cpu_limit" || reason === "procs_limit" ? reason : null;
 }
 
 /**

@@ -1,12 +1,14 @@
 import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type Database from "better-sqlite3";
-import { resolvePython } from "@klbr/supervisor";
+import { resolvePython, type ResourceLimits } from "@klbr/supervisor";
 import { migrateHostDb, openHostDatabase, type HostDb } from "../db/open";
 import { secureDataDir } from "../db/secure";
 import { dataLayout, defaultPythonDir, type DataLayout } from "../paths";
 import type { HostServices, Notification } from "../requests/context";
 import { HostSandbox } from "../sandbox/host-sandbox";
+import { HostLimits } from "../limits/host-limits";
+import { limitSettings, type LimitSettings } from "../limits/settings";
 import { sandboxSettings, type SandboxMode } from "../sandbox/settings";
 import { stoppedPeerSessions } from "../store/peers";
 import { Cells } from "./cells";
@@ -68,6 +70,10 @@ export interface HostOptions {
   spares?: number;
   /** Shut a workbench down after this many ms idle (C19); default never. */
   idleTimeoutMs?: number;
+  /** Resource limits of every worker and workspace.run tree (C17): parsed, or `--limit` texts; default KLBR_LIMITS. */
+  limits?: ResourceLimits | string[];
+  /** Force a limits mechanism (`cgroup2`, `cgroup1`, `rlimit`); default KLBR_LIMITS_MECHANISM or auto. */
+  limitsMechanism?: string;
 }
 
 /**
@@ -107,6 +113,10 @@ export class Host {
   turns: Turns | null = null;
   /** What request handlers see. */
   readonly services: HostServices;
+  /** The resource limits asked for (C17), resolved before anything starts. */
+  private readonly limitSettings: LimitSettings;
+  /** The limits mechanism in force, set up by start() before the first worker. */
+  limits: HostLimits | null = null;
   private readonly releaseLock: () => void;
 
   private constructor(private readonly options: HostOptions) {
@@ -116,7 +126,9 @@ export class Host {
     this.workspace = resolve(options.workspace ?? process.cwd());
     const pythonDir = options.pythonDir ?? defaultPythonDir();
     const python = options.python ?? resolvePython();
-    this.sandbox = new HostSandbox(sandboxSettings({ sandbox: options.sandbox, network: options.network }), { workspace: this.workspace, dataDir: this.dataDir, controlSocket: this.layout.controlSocket, pythonDir, python });
+    this.limitSettings = limitSettings({ ...(options.limits !== undefined ? { limit: options.limits } : {}), ...(options.limitsMechanism !== undefined ? { mechanism: options.limitsMechanism } : {}) });
+    const tmpBytes = this.limitSettings.limits.tmpBytes;
+    this.sandbox = new HostSandbox({ ...sandboxSettings({ sandbox: options.sandbox, network: options.network }), ...(tmpBytes !== undefined ? { tmpBytes } : {}) }, { workspace: this.workspace, dataDir: this.dataDir, controlSocket: this.layout.controlSocket, pythonDir, python });
     for (const dir of [this.dataDir, this.layout.releases, this.layout.managedSkills]) mkdirSync(dir, { recursive: true, mode: 0o700 });
     secureDataDir(this.dataDir);
     this.releaseLock = acquireHostLock(this.layout.lock);
@@ -137,7 +149,7 @@ export class Host {
     this.skills = new SkillsService({ builtinDir: options.builtinSkillsDir ?? process.env.KLBR_SKILLS_DIR ?? join(this.workspace, "skills"), managedDir: this.layout.managedSkills });
     this.headers = new InstructionHeaders(db, now, (sessionId) => adoptedSources(db, sessionId));
     const requestLog = (this.requestLog = new RequestLog(db, now));
-    this.remote = new RemoteNamespaces({ db, dataDir: this.dataDir, pythonDir, now, newId, ...this.launch.graces() });
+    this.remote = new RemoteNamespaces({ db, dataDir: this.dataDir, pythonDir, now, newId, ...this.launch.graces(), limits: this.limitSettings.limits });
     this.workbenches = new Workbenches({ db, now, notify, life, launch: this.launch, skills: this.skills, headers: this.headers, onHostReply: (event) => requestLog.replied(event), spares: options.spares ?? 0 });
     this.culler = options.idleTimeoutMs === undefined ? null : this.idleCuller(options.idleTimeoutMs);
     this.wakes = new Wakes({ db, now, notify, life, hooks: this.hooks });
@@ -145,7 +157,7 @@ export class Host {
     this.sessions = new Sessions({ now, notify, life, workbenches: this.workbenches, skills: this.skills, headers: this.headers, turnOf });
     this.frontiers = new Frontiers({ db, sqlite, now, newId });
     this.frontiers.addSection(peerRequestsSection(db));
-    this.views = new Status({ db, dataDir: this.dataDir, workspace: this.workspace, startedAtMs: this.startedAtMs, now, sandbox: this.sandbox, hooks: this.hooks, workbenches: this.workbenches, skills: this.skills, turns: () => this.turns, remote: this.remote, pool: () => this.poolView() });
+    this.views = new Status({ db, dataDir: this.dataDir, workspace: this.workspace, startedAtMs: this.startedAtMs, now, sandbox: this.sandbox, limits: () => this.limits, hooks: this.hooks, workbenches: this.workbenches, skills: this.skills, turns: () => this.turns, remote: this.remote, pool: () => this.poolView() });
     this.services = this.requestServices();
     this.cells = new Cells({
       db,
@@ -167,6 +179,9 @@ export class Host {
     try {
       host.launch.hostTree = (await sweepLeftovers(host.dataDir)).tag;
       await host.sandbox.check();
+      // Before any worker: limits that cannot be applied refuse the start (LIMITS_UNAVAILABLE).
+      host.limits = HostLimits.prepare(host.limitSettings, host.sandbox.settings);
+      host.launch.limits = host.limits.mechanism;
       if (options.drive) host.turns = new Turns(host.turnHost(), host.layout.routes, options.drive === true ? {} : options.drive);
       host.hooks.migrate();
       const recovered = recoverAfterCrash(host.db, host.now());
@@ -198,6 +213,7 @@ export class Host {
     await Promise.allSettled([...workers.map((w) => w.shutdown()), this.remote.stop()]);
     // A turn still in a cell or a route call ends on its own now (workers gone, calls aborted) and writes nothing more.
     await this.turns?.settle();
+    await this.limits?.close();
     this.sqlite.close();
     this.releaseLock();
   }
@@ -271,11 +287,15 @@ export class Host {
 
   /** What request handlers see: the basics and one view per service. */
   private requestServices(): HostServices {
+    const launch = this.launch;
     return {
       workspace: this.workspace,
       dataDir: this.dataDir,
       db: this.db,
       sandbox: this.sandbox,
+      get limitsMechanism() {
+        return launch.limits;
+      },
       now: () => this.now(),
       baseEnv: () => this.launch.baseEnv(),
       newId,

@@ -1,3 +1,4 @@
+import type { ResourceLimits } from "@klbr/supervisor";
 import { collectRuntime, findTarget, installScript, isRemoteError, openRemoteWorker, readTargets, type InstalledRuntime, type RemoteWorker } from "@klbr/remote";
 import type { CellCompletion } from "@klbr/supervisor";
 import type { HostDb } from "../db/open";
@@ -67,6 +68,8 @@ export interface RemoteDeps {
   newId(prefix: string): string;
   interruptGraceMs?: number;
   sigintGraceMs?: number;
+  /** The host's limits (C17): the remote keeper applies them to the worker as rlimits. */
+  limits?: ResourceLimits;
 }
 
 /** The longest cell source the wire accepts (spec "Transport and bounds"). */
@@ -164,6 +167,7 @@ export class RemoteNamespaces implements RemoteService {
         generation,
         ...(this.#deps.interruptGraceMs !== undefined ? { interruptGraceMs: this.#deps.interruptGraceMs } : {}),
         ...(this.#deps.sigintGraceMs !== undefined ? { sigintGraceMs: this.#deps.sigintGraceMs } : {}),
+        ...(this.#deps.limits ? { limits: this.#deps.limits } : {}),
       }));
     } catch (error) {
       throw replyFor(error);

@@ -1,6 +1,7 @@
 import { formatStamp } from "@klbr/transcript";
 import type { HostDb } from "../db/open";
 import type { SandboxView } from "../sandbox/settings";
+import type { LimitsView } from "../limits/host-limits";
 import { pendingInputs } from "../store/events";
 import { adoptedScopes, currentSources } from "../store/orientation";
 import { allPeers, peerView } from "../store/peers";
@@ -19,6 +20,8 @@ export interface StatusDeps {
   startedAtMs: number;
   now(): number;
   sandbox: { describe(): SandboxView };
+  /** The C17 limits in force (null until the start prepared them). */
+  limits(): { describe(): LimitsView } | null;
   hooks: Pick<HooksService, "current" | "info">;
   workbenches: Pick<Workbenches, "get" | "all" | "sessionIds">;
   skills: Pick<SkillsService, "revision" | "liveRevision">;
@@ -62,6 +65,9 @@ export class Status {
       workspace: deps.workspace,
       host_started_at_ms: deps.startedAtMs,
       sandbox: deps.sandbox.describe(),
+      limits: deps.limits()?.describe() ?? null,
+      // The current generation's CPU time and peak memory so far (C17); the model's cells never show them.
+      usage: bench?.worker && bench.worker.state !== "dead" ? generationUsage(bench.worker.usage()) : null,
     };
   }
 
@@ -76,6 +82,7 @@ export class Status {
       workspace: deps.workspace,
       started_at_ms: deps.startedAtMs,
       sandbox: sandbox.describe(),
+      limits: deps.limits()?.describe() ?? null,
       hooks: hooks
         ? { pid: hooks.worker.pid, generation: hooks.worker.generation, state: hooks.worker.state, revision: hooks.revision, epoch: hooks.epoch, sandbox: sandbox.describe(), stderr_tail: hooks.worker.stderrTail }
         : null,
@@ -126,4 +133,9 @@ export class Status {
     });
     return { sessions, peers: peers.map((p) => ({ ...peerView(db, p), opener_session_id: p.openerSessionId })) };
   }
+}
+
+/** runtime.inspect's usage: snake_case, as every reply. */
+function generationUsage(usage: { cpuMs: number | null; peakRssBytes: number | null }): { cpu_ms: number | null; peak_rss_bytes: number | null } {
+  return { cpu_ms: usage.cpuMs, peak_rss_bytes: usage.peakRssBytes };
 }

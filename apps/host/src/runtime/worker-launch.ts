@@ -1,4 +1,4 @@
-import type { StartWorkerOptions } from "@klbr/supervisor";
+import type { LimitsMechanism, StartWorkerOptions } from "@klbr/supervisor";
 import type { HostSandbox } from "../sandbox/host-sandbox";
 import { hostBaseEnv, HOST_TREE_ENV } from "./leftovers";
 
@@ -16,19 +16,28 @@ export interface LaunchSettings {
 }
 
 /** The options every worker of this host shares, whatever its role. */
-export type CommonWorkerOptions = Pick<StartWorkerOptions, "command" | "pythonPath" | "cwd" | "passEnv" | "env">;
+export type CommonWorkerOptions = Pick<StartWorkerOptions, "command" | "pythonPath" | "cwd" | "passEnv" | "env" | "limits">;
 
 /** What every worker and command of this host starts from. */
 export class WorkerLaunch {
   /** This run's KLBR_HOST_TREE value (see runtime/leftovers.ts), set once the start swept leftovers. */
   hostTree = "";
+  /** The C17 limits mechanism, set once the start prepared it (before any worker): every worker gets it. */
+  limits: LimitsMechanism | undefined;
 
   constructor(readonly settings: LaunchSettings) {}
 
   /** The command, runtime path, working directory and environment every worker shares. */
   common(): CommonWorkerOptions {
     const s = this.settings;
-    return { command: [s.python, "-B", "-m", "klbr.worker"], pythonPath: [s.pythonDir], cwd: s.workspace, passEnv: s.passEnv, env: { [HOST_TREE_ENV]: this.hostTree } };
+    return {
+      command: [s.python, "-B", "-m", "klbr.worker"],
+      pythonPath: [s.pythonDir],
+      cwd: s.workspace,
+      passEnv: s.passEnv,
+      env: { [HOST_TREE_ENV]: this.hostTree },
+      ...(this.limits ? { limits: this.limits } : {}),
+    };
   }
 
   /** The interrupt ladder graces the host was given (none: the supervisor's defaults). */

@@ -30,6 +30,14 @@ describe("bwrapArgv", () => {
     ]);
   });
 
+  it("the tmp limit sizes each fresh tmpfs (--size right before its --tmpfs), and only those (C17)", () => {
+    const argv = bwrapArgv("bwrap", { ...policy, freshDirs: ["/tmp", "/var/tmp"], tmpBytes: 8388608 });
+    expect(argv.join(" ")).toContain("--size 8388608 --tmpfs /tmp --size 8388608 --tmpfs /var/tmp --bind");
+    expect(argv.filter((a) => a === "--size")).toHaveLength(2);
+    expect(argv.join(" ")).toContain("--tmpfs /home/op/.local/share/klbr");
+    expect(bwrapArgv("bwrap", policy)).not.toContain("--size");
+  });
+
   it("network off unshares the network namespace; on does not", () => {
     expect(bwrapArgv("bwrap", { ...policy, network: false })).toContain("--unshare-net");
     expect(bwrapArgv("bwrap", policy)).not.toContain("--unshare-net");

@@ -16,6 +16,8 @@ export interface BwrapPolicy {
   readWrite: string[];
   /** false: a network namespace of its own with only a down loopback. */
   network: boolean;
+  /** The size of each fresh tmpfs in bytes (the `tmp` limit of C17: bwrap's `--size`, 0.6+). */
+  tmpBytes?: number;
 }
 
 /**
@@ -33,7 +35,10 @@ export function bwrapArgv(bwrap: string, policy: BwrapPolicy): string[] {
   const argv = [bwrap, "--cap-drop", "ALL", "--die-with-parent", "--new-session", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"];
   if (!policy.network) argv.push("--unshare-net");
   argv.push("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", ...KERNEL_SETTINGS);
-  for (const dir of outermostFirst(policy.freshDirs)) argv.push("--tmpfs", dir);
+  for (const dir of outermostFirst(policy.freshDirs)) {
+    if (policy.tmpBytes !== undefined) argv.push("--size", String(policy.tmpBytes));
+    argv.push("--tmpfs", dir);
+  }
   argv.push("--bind", policy.workspace, policy.workspace);
   for (const dir of outermostFirst(policy.hiddenDirs)) argv.push("--tmpfs", dir);
   for (const file of policy.hiddenFiles) argv.push("--ro-bind", "/dev/null", file);

@@ -91,6 +91,7 @@ export class HostSandbox {
       readOnly,
       readWrite: (extra.readWrite ?? []).map((p) => resolve(p)),
       network: this.settings.network,
+      ...(this.settings.tmpBytes !== undefined ? { tmpBytes: this.settings.tmpBytes } : {}),
       ...(extra.chdir !== undefined ? { chdir: extra.chdir } : {}),
     };
   }

@@ -10,6 +10,8 @@ export interface SandboxSettings {
   network: boolean;
   /** The bwrap program (KLBR_BWRAP, default `bwrap` on PATH). */
   bwrap: string;
+  /** The size of the sandbox's fresh /tmp (the `tmp` limit of C17), when set. */
+  tmpBytes?: number;
 }
 
 /** What `klbr status` and `runtime.inspect` say about a worker's sandbox. */

@@ -29,6 +29,8 @@ function prepare(db: HostDb) {
         endedBy: p("endedBy"),
         failure: p("failure"),
         endedAtMs: p("endedAtMs"),
+        cpuMs: p("cpuMs"),
+        peakRssBytes: p("peakRssBytes"),
       })
       .where(eq(executions.id, p("id")))
       .returning()
@@ -65,6 +67,9 @@ export function finishExecution(
     endedBy?: string | null;
     failure?: unknown;
     endedAtMs: number;
+    /** What the cell cost (C17): null where not measured. */
+    cpuMs?: number | null;
+    peakRssBytes?: number | null;
   },
 ): ExecutionRow | undefined {
   return statements(db).finish.get({
@@ -76,6 +81,8 @@ export function finishExecution(
     endedBy: end.endedBy ?? null,
     failure: end.failure ?? null,
     endedAtMs: end.endedAtMs,
+    cpuMs: end.cpuMs ?? null,
+    peakRssBytes: end.peakRssBytes ?? null,
   }) as ExecutionRow | undefined;
 }
 

@@ -56,6 +56,9 @@ const QUERIES: LogTable[] = [
       failure: json(r.failure),
       started_at_ms: r.started_at_ms,
       ended_at_ms: r.ended_at_ms,
+      // What the cell cost (C17); for the operator, never in what the model reads.
+      cpu_ms: r.cpu_ms ?? null,
+      peak_rss_bytes: r.peak_rss_bytes ?? null,
     }),
     // finishExecution closes a running row once; nothing moves a closed row to another status.
     open: (r) => r.status === "running",

@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import { stopLatch } from "../../early-stop";
 import { optionsOf, run, type CommonOptions } from "../command";
+import { limitSettings } from "../../limits/settings";
 import { sandboxSettings } from "../../sandbox/settings";
 import { parseIdleTimeout, parseSpares } from "../pool-options";
 import { checkKlbrPython } from "../python-check";
@@ -13,7 +14,7 @@ import { dataDirOf } from "../target";
  * before the host starts starts nothing, and one during the start stops the host it made.
  */
 export async function serveCommand(
-  opts: CommonOptions & { sandbox?: string; network?: string; route?: string; drive?: boolean; passEnv?: string[]; logLevel?: string; json?: boolean; spare?: string; idleTimeout?: string },
+  opts: CommonOptions & { sandbox?: string; network?: string; route?: string; drive?: boolean; passEnv?: string[]; limit?: string[]; logLevel?: string; json?: boolean; spare?: string; idleTimeout?: string },
 ): Promise<number> {
   const stop = stopLatch();
   const log = new ServeLog(parseLogLevel(opts.logLevel), opts.json === true);
@@ -21,13 +22,15 @@ export async function serveCommand(
   const { mode, network } = sandboxSettings({ sandbox: opts.sandbox, network: opts.network });
   const spares = parseSpares(opts.spare ?? "1");
   const idleTimeoutMs = opts.idleTimeout === undefined ? undefined : parseIdleTimeout(opts.idleTimeout);
+  // Limits too: `--limit memory=lots` is LIMITS_INVALID (64) before anything starts.
+  const { limits } = limitSettings({ limit: opts.limit ?? [] });
   checkKlbrPython();
   const { serveControl } = await import("../../control/server");
   const { Host } = await import("../../runtime/host");
   const drive = await driveOption(dataDirOf(opts), opts);
   const startedAtMs = Date.now();
   if (stop.signal !== null) return stoppedBeforeStart(log, stop.signal);
-  const host = await Host.start({ dataDir: dataDirOf(opts), sandbox: mode, network, drive, passEnv: opts.passEnv ?? [], spares, ...(idleTimeoutMs !== undefined ? { idleTimeoutMs } : {}), ...(opts.workspace ? { workspace: opts.workspace } : {}) });
+  const host = await Host.start({ dataDir: dataDirOf(opts), sandbox: mode, network, drive, passEnv: opts.passEnv ?? [], limits, spares, ...(idleTimeoutMs !== undefined ? { idleTimeoutMs } : {}), ...(opts.workspace ? { workspace: opts.workspace } : {}) });
   // Asked to stop during the start: the host is stopped without ever being reachable.
   let server;
   try {
@@ -109,6 +112,7 @@ export function register(program: Command): void {
     .option("--route <name>", "drive every session with this route (default: the default route of routes.json, when there is one)")
     .option("--no-drive", "do not drive sessions with a model, even when routes.json has a route")
     .option("--pass-env <name>", "also give workers and commands this variable of the daemon's environment (repeatable; KLBR_PASS_ENV=A,B too)", (name: string, names: string[]) => [...names, name], [] as string[])
+    .option("--limit <limits>", "resource limits of every worker and workspace.run tree: memory=2GiB,cpu=10m,procs=512,file=1GiB,tmp=512MiB, each optional (repeatable; default KLBR_LIMITS)", (text: string, all: string[]) => [...all, text], [] as string[])
     .option("--log-level <level>", "what to log on stderr, one line per event: error | warn | info (start, workers, activations, incidents) | debug (cells, inputs, requests)", "info")
     .option("--json", "log one JSON object per line")
     .option("--spare <n>", "warm spare workbenches kept started for new sessions and restarts, 0 for none (C19)", "1")

@@ -21,6 +21,8 @@ export async function statusCommand(opts: CommonOptions & { json?: boolean }): P
     const lines = [`data dir   ${String(status.data_dir)}`, `workspace  ${String(status.workspace)}`];
     const sandbox = status.sandbox as { mode: string; network: boolean } | undefined;
     if (sandbox) lines.push(`sandbox    ${sandbox.mode}${sandbox.mode === "none" ? "" : ` (network ${sandbox.network ? "on" : "off"})`}`);
+    const limits = status.limits as { limits: string; mechanism: string | null; detail: string | null } | undefined;
+    if (limits) lines.push(`limits     ${limits.limits ? `${limits.limits} (${String(limits.mechanism)}: ${String(limits.detail)})` : "none"}`);
     const driving = status.driving as { route: string; api: string; model: string } | null | undefined;
     if (driving !== undefined) lines.push(`model      ${driving ? `sessions driven by route ${driving.route} (${driving.api}, ${driving.model})` : "no route drives sessions"}`);
     lines.push(hooks ? `hooks      pid ${String(hooks.pid)} ${String(hooks.state)} epoch ${String(hooks.epoch)} revision ${String(hooks.revision)}` : "hooks      none");

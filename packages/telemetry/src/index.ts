@@ -1,0 +1,20 @@
+// @klbr/telemetry: OpenTelemetry traces of klbr turns, model requests and cells (C18).
+
+// Configuration from the standard OTEL_* variables
+export { DEFAULT_SERVICE_NAME, endpointOf, OTLP_PROTOCOLS, telemetryConfig } from "./config";
+export type { OtlpProtocol, TelemetryConfig } from "./config";
+
+// Export: the SDK's batch processor and OTLP exporter, counted
+export { AdmittingProcessor, CountingExporter, ExportLedger } from "./counts";
+export type { ExportCounts } from "./counts";
+export { startExport } from "./pipeline";
+export type { ExportOptions, ExportPipeline } from "./pipeline";
+
+// Spans from the log's records
+export { exceptionType, providerOf, SpanRecorder } from "./recorder";
+export type { CellRecord, CellStart, HostRequestRecord, ModelRequestRecord, TurnEnd, TurnStart } from "./records";
+export * as attributes from "./attributes";
+
+// The host's handle
+export { Telemetry } from "./telemetry";
+export type { TelemetryStatus } from "./telemetry";

@@ -44,6 +44,7 @@ import { Turns, type DriveOptions } from "./turns";
 import type { TurnHost } from "./session";
 import { recordFrontier } from "../store/frontiers";
 import { lastSeq } from "../store/transcript";
+import { startHostTelemetry, type HostTelemetry, type HostTelemetryOptions } from "../telemetry";
 
 /** How a host is set up. */
 export interface HostOptions {
@@ -70,6 +71,8 @@ export interface HostOptions {
   drive?: DriveOptions | boolean;
   /** Host environment variables workers and commands also get (C15), besides those named in KLBR_PASS_ENV. */
   passEnv?: string[];
+  /** Trace export (C18): settings from the host's environment unless `env` is given; `false` never exports. */
+  telemetry?: HostTelemetryOptions | false;
 }
 
 /** What a finished cell looks like to a caller (derived from its durable row). */
@@ -127,6 +130,8 @@ export class Host implements HostServices {
   private readonly releaseLock: () => void;
   /** The model turns, when this host drives sessions. */
   turns: Turns | null = null;
+  /** Trace export (C18), when the environment asks for it. */
+  telemetry: HostTelemetry | null = null;
   private readonly frontierSections: FrontierSectionProvider[] = [...DEFAULT_FRONTIER_SECTIONS];
   private readonly aborts = new AbortController();
 
@@ -186,6 +191,9 @@ export class Host implements HostServices {
   static async start(options: HostOptions): Promise<Host> {
     const host = new Host(options);
     try {
+      if (options.telemetry !== false) {
+        host.telemetry = startHostTelemetry({ db: host.db, sqlite: host.sqlite, route: () => host.turns?.route ?? null, subscribe: (l) => host.subscribe(l) }, options.telemetry ?? {});
+      }
       host.hostTree = (await sweepLeftovers(host.dataDir)).tag;
       await host.sandbox.check();
       if (options.drive) host.turns = new Turns(host.turnHost(), host.layout.routes, options.drive === true ? {} : options.drive);
@@ -579,6 +587,7 @@ export class Host implements HostServices {
       skills_revision: this.workbenches.get(ROOT_SESSION)?.skills?.revision ?? null,
       skills_live_revision: this.skills.revision,
       driving: this.turns ? { route: this.turns.route.name, api: this.turns.route.api, model: this.turns.route.model } : null,
+      telemetry: this.telemetry?.status() ?? null,
       pending_inputs: pendingInputs(this.db, ROOT_SESSION).length,
       open_work_items: openWorkItems(this.db).map(workItemView),
       orientation: adoptedScopes(this.db).map((scope) => ({ scope, sources: currentSources(this.db, scope) })),
@@ -623,6 +632,8 @@ export class Host implements HostServices {
     await Promise.allSettled([...workers.map((w) => w.shutdown()), this.remote.stop()]);
     // A turn still in a cell or a route call ends on its own now (workers gone, calls aborted) and writes nothing more.
     await this.turns?.settle();
+    // Spans are built from the log, so before it closes; the flush is bounded (a collector that is down never holds the stop).
+    await this.telemetry?.close(this.now());
     this.sqlite.close();
     this.releaseLock();
   }

@@ -79,7 +79,10 @@ describe("SpanRecorder (C18 spans from the log's records)", () => {
       r.turnStarted({ sessionId: "root", turnId: "turn_1", atMs: 1_700_000_000_000, route: { name: "scripted", api: "chat", model: "scripted-1" } });
       r.modelRequest(request());
       r.cellStarted({ sessionId: "root", executionId: "ex_1", callId: "call_1", atMs: 1_700_000_000_300 });
+      expect([r.tracks("ex_1"), r.tracks("ex_operator")]).toEqual([true, false]);
       r.cellFinished(cell());
+      r.cellFinished(cell({ executionId: "ex_operator" }));
+      expect(r.tracks("ex_1")).toBe(false);
       r.turnEnded({ sessionId: "root", reason: "model_ended_turn", atMs: 1_700_000_000_500 });
       r.turnStarted({ sessionId: "root", turnId: "turn_2", atMs: 1_700_000_001_000 });
       r.turnEnded({ sessionId: "root", reason: "model_ended_turn", atMs: 1_700_000_001_100 });

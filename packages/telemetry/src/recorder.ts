@@ -116,6 +116,11 @@ export class SpanRecorder {
     this.cells.set(cell.executionId, span);
   }
 
+  /** Whether a cell's span is open (a cell no turn ran, such as an operator's, has none). */
+  tracks(executionId: string): boolean {
+    return this.cells.has(executionId);
+  }
+
   /** A cell's execution was closed: status, the rung that ended it, its host requests; the span ends. */
   cellFinished(cell: CellRecord): void {
     const span = this.cells.get(cell.executionId);

@@ -35,6 +35,7 @@ export class TelemetryObserver {
     if (n.type === "execution") {
       const executionId = n.execution_id;
       this.telemetry.defer((r) => {
+        if (!r.tracks(executionId)) return;
         const row = getExecution(this.host.db, executionId);
         if (row) r.cellFinished(this.cellRecord(row));
       });

@@ -9,6 +9,8 @@ export { AdmittingProcessor, CountingExporter, ExportLedger } from "./counts";
 export type { ExportCounts } from "./counts";
 export { startExport } from "./pipeline";
 export type { ExportOptions, ExportPipeline } from "./pipeline";
+/** The SDK's exporter and finished-span types (an embedder's own exporter implements SpanExporter). */
+export type { ReadableSpan, SpanExporter } from "@opentelemetry/sdk-trace-base";
 
 // Spans from the log's records
 export { exceptionType, providerOf, SpanRecorder } from "./recorder";

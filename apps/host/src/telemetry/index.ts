@@ -1,4 +1,4 @@
-import { Telemetry, type TelemetryStatus } from "@klbr/telemetry";
+import { Telemetry, type SpanExporter, type TelemetryStatus } from "@klbr/telemetry";
 import type { Notification } from "../requests/context";
 import { hostVersion } from "../version";
 import { TelemetryObserver, type TelemetryHost } from "./observer";
@@ -21,6 +21,8 @@ export interface HostTelemetryOptions {
   env?: NodeJS.ProcessEnv;
   /** Default: stderr. */
   warn?: (line: string) => void;
+  /** An exporter instead of the OTLP one the environment names (tests that read spans in memory). */
+  exporter?: SpanExporter;
 }
 
 /**
@@ -28,7 +30,7 @@ export interface HostTelemetryOptions {
  * OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) and follow the host's notifications; null when off.
  */
 export function startHostTelemetry(host: TelemetryHost & { subscribe(listener: (n: Notification) => void): () => void }, options: HostTelemetryOptions = {}): HostTelemetry | null {
-  const telemetry = Telemetry.start(options.env ?? process.env, { version: hostVersion(), ...(options.warn ? { warn: options.warn } : {}) });
+  const telemetry = Telemetry.start(options.env ?? process.env, { version: hostVersion(), ...(options.warn ? { warn: options.warn } : {}), ...(options.exporter ? { exporter: options.exporter } : {}) });
   if (!telemetry) return null;
   const observer = new TelemetryObserver(host, telemetry);
   const unsubscribe = host.subscribe((n) => observer.follow(n));

@@ -14,8 +14,8 @@ import { startScriptedServer } from "../../../test-support/scripted-server.ts";
 import { Host } from "../src/runtime/host";
 
 const ROUNDS = 3;
-const EXECS = 200;
-const STEPS = 120;
+const EXECS = 100;
+const STEPS = 80;
 const WARMUP = 10;
 
 const jaeger = await startJaeger();

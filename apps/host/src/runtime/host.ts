@@ -36,6 +36,7 @@ import { Wakes } from "./wakes";
 import { IdleCuller } from "./culling";
 import { Workbenches } from "./workbenches";
 import { WorkerLaunch } from "./worker-launch";
+import { startHostTelemetry, type HostTelemetry, type HostTelemetryOptions } from "../telemetry";
 
 export { effectiveAttention } from "./wakes";
 export { ROOT_SESSION } from "./ids";
@@ -74,6 +75,8 @@ export interface HostOptions {
   limits?: ResourceLimits | string[];
   /** Force a limits mechanism (`cgroup2`, `cgroup1`, `rlimit`); default KLBR_LIMITS_MECHANISM or auto. */
   limitsMechanism?: string;
+  /** Trace export (C18): settings from the host's environment unless `env` is given; `false` never exports. */
+  telemetry?: HostTelemetryOptions | false;
 }
 
 /**
@@ -111,6 +114,8 @@ export class Host {
   readonly remote: RemoteNamespaces;
   /** The model turns, when this host drives sessions. */
   turns: Turns | null = null;
+  /** Trace export (C18), when the environment asks for it: it follows the notifications. */
+  telemetry: HostTelemetry | null = null;
   /** What request handlers see. */
   readonly services: HostServices;
   /** The resource limits asked for (C17), resolved before anything starts. */
@@ -177,6 +182,9 @@ export class Host {
   static async start(options: HostOptions): Promise<Host> {
     const host = new Host(options);
     try {
+      if (options.telemetry !== false) {
+        host.telemetry = startHostTelemetry({ db: host.db, sqlite: host.sqlite, route: () => host.turns?.route ?? null, subscribe: (l) => host.subscribe(l) }, options.telemetry ?? {});
+      }
       host.launch.hostTree = (await sweepLeftovers(host.dataDir)).tag;
       await host.sandbox.check();
       // Before any worker: limits that cannot be applied refuse the start (LIMITS_UNAVAILABLE).
@@ -213,6 +221,8 @@ export class Host {
     await Promise.allSettled([...workers.map((w) => w.shutdown()), this.remote.stop()]);
     // A turn still in a cell or a route call ends on its own now (workers gone, calls aborted) and writes nothing more.
     await this.turns?.settle();
+    // Spans are built from the log, so before it closes; the flush is bounded (a collector that is down never holds the stop).
+    await this.telemetry?.close(this.now());
     await this.limits?.close();
     this.sqlite.close();
     this.releaseLock();
@@ -252,7 +262,7 @@ export class Host {
 
   /** `klbr status` (see Status.status). */
   status(): unknown {
-    return this.views.status();
+    return { ...(this.views.status() as Record<string, unknown>), telemetry: this.telemetry?.status() ?? null };
   }
 
   /** Subscribe to notifications; returns the unsubscribe function. */

@@ -44,6 +44,9 @@ export async function serveCommand(
     const isolation = sandbox.mode === "none" ? "unsandboxed" : `sandbox ${sandbox.mode}, network ${sandbox.network ? "on" : "off"}`;
     const driving = host.turns ? `, sessions driven by route ${host.turns.route.name} (${host.turns.route.model})` : ", no model route (sessions are not driven)";
     log.event("info", "serving", { data_dir: host.dataDir, socket: host.layout.controlSocket, pid: process.pid, sandbox: sandbox.mode, route: host.turns?.route.name ?? null }, `serving ${host.dataDir} on ${host.layout.controlSocket} (pid ${process.pid}, ${isolation}${driving})`);
+    // C18: where traces go, said once at start (export is off unless an OTLP endpoint is set).
+    const traces = host.telemetry ? host.telemetry.describe() : "off (set OTEL_EXPORTER_OTLP_ENDPOINT to export traces)";
+    log.event("info", "telemetry", { traces: host.telemetry?.status().endpoint ?? null }, `telemetry: ${traces}`);
   }
   const events = await followEvents(host.layout.database, startedAtMs, log);
   const signal = await stop.wait();

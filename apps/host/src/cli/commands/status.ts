@@ -25,6 +25,8 @@ export async function statusCommand(opts: CommonOptions & { json?: boolean }): P
     if (limits) lines.push(`limits     ${limits.limits ? `${limits.limits} (${String(limits.mechanism)}: ${String(limits.detail)})` : "none"}`);
     const driving = status.driving as { route: string; api: string; model: string } | null | undefined;
     if (driving !== undefined) lines.push(`model      ${driving ? `sessions driven by route ${driving.route} (${driving.api}, ${driving.model})` : "no route drives sessions"}`);
+    const telemetry = status.telemetry as { endpoint: string; exported: number; dropped: number; pending: number } | null | undefined;
+    if (telemetry !== undefined) lines.push(`telemetry  ${telemetry ? `traces to ${telemetry.endpoint}: ${telemetry.exported} spans exported, ${telemetry.dropped} dropped, ${telemetry.pending} pending` : "off"}`);
     lines.push(hooks ? `hooks      pid ${String(hooks.pid)} ${String(hooks.state)} epoch ${String(hooks.epoch)} revision ${String(hooks.revision)}` : "hooks      none");
     for (const b of status.workbenches as Array<Record<string, unknown>>) {
       lines.push(`workbench  ${String(b.session_id)} ${String(b.generation)} pid ${String(b.pid)} ${String(b.state)}${b.running ? ` running ${String(b.running)}` : ""}`);

@@ -22,7 +22,7 @@ export { anthropicMessages, bodyMessages, buildRequestBody, chatMessages, DEFAUL
 /** A request body. */
 export type { RequestBody } from "./wire.js";
 /** Digests, serialization and shared-prefix measures. */
-export { bodyDigest, serializeBody, serializeMessages, sharedPrefixBytes } from "./prefix.js";
+export { bodyDigest, prefixView, serializeBody, serializeMessages, sharedPrefixBytes } from "./prefix.js";
 
 // Replies
 /** The cells a reply carries, or why a call is refused. */

@@ -329,10 +329,13 @@ export class SessionTurns {
     const bytes = Buffer.byteLength(body.text, "utf8");
     if (needsBudgetFold(bytes, route.context_tokens)) {
       const records = loadTranscript(sqlite, this.sessionId, frontier?.coversThrough ?? 0);
-      const block = this.host.frontierBlock(this.sessionId, records.at(-1)?.seq ?? 0);
-      const through = planBudgetFold({ headerBytes: Buffer.byteLength(pinOf(sqlite, this.sessionId)!.text), blockBytes: Buffer.byteLength(block), records, contextTokens: route.context_tokens });
+      // Planned on the body that will be sent (C12): the route's fields and tool, the header the
+      // fold pins (the current text), the block for each cut, the records in the route's wire shape.
+      const header = resolve(headerChain(db, this.sessionId)).text ?? pinOf(sqlite, this.sessionId)!.text;
+      const createdAtMs = this.host.now();
+      const through = planBudgetFold({ route, header, block: (t) => this.host.frontierBlock(this.sessionId, t), records, createdAtMs });
       if (through !== null) {
-        const row = recordFrontier(db, { id: this.host.newId("fr"), sessionId: this.sessionId, coversThrough: through, block: this.host.frontierBlock(this.sessionId, through), reason: "budget", executionId: null, createdAtMs: this.host.now() });
+        const row = recordFrontier(db, { id: this.host.newId("fr"), sessionId: this.sessionId, coversThrough: through, block: this.host.frontierBlock(this.sessionId, through), reason: "budget", executionId: null, createdAtMs });
         this.install(row);
         ({ assembler, pinId, frontier } = this.assemble(route));
         body = assembler.body();
@@ -355,10 +358,11 @@ export class SessionTurns {
       throughSeq: assembler.through,
       bodyDigest: digest,
       bodyBytes: Buffer.byteLength(body.text, "utf8"),
-      sharedPrefixBytes: sharedPrefixBytes(this.previousBody, body.text),
+      // Measured without Anthropic's moving cache marker (C10 amended): the marker is not part of the prefix.
+      sharedPrefixBytes: sharedPrefixBytes(this.previousBody, body.prefixText),
       startedAtMs: started,
     });
-    this.previousBody = body.text;
+    this.previousBody = body.prefixText;
     this.host.notify({ type: "model", phase: "request", session_id: this.sessionId, request_id: id, route: route.name, at_ms: started });
     const routeStarted = performance.now();
     // One controller per call, tied to the host's: the clients add listeners to the signal they get,
@@ -399,10 +403,10 @@ export class SessionTurns {
     }
   }
 
-  /** The body of the session's last request, rebuilt from the log (after a restart, for the shared-prefix figure). */
+  /** The prefix text of the session's last request, rebuilt from the log (after a restart, for the shared-prefix figure). */
   private lastSentBody(): string | null {
     const last = sessionModelRequests(this.host.db, this.sessionId).at(-1);
-    return last ? reassembleRequest(this.host.db, this.host.sqlite, last).text : null;
+    return last ? reassembleRequest(this.host.db, this.host.sqlite, last).prefixText : null;
   }
 }
 

@@ -85,7 +85,7 @@ describe("model turns (C10)", () => {
     const [frontier] = host.db.select().from(frontiers).all();
     expect(frontier).toMatchObject({ reason: "selected", installedAtMs: expect.any(Number) });
     // The block (C12): what is still open, in the spec's order, then the last cell the fold covers and its result.
-    expect(frontier!.block).toMatch(/## pending inputs\n\(none\)\n## open work items\nwork item \S+: tidy the logs \(reason: they grew past a gigabyte\)\n## staged candidates\ncandidate c1 for style \(global, digest [0-9a-f]{12}\): Be brief\.\n## open waits\n\(none\)\n## last cell\n```python\nc = await runtime\.orientation_stage/);
+    expect(frontier!.block).toMatch(/## pending inputs\n\(none\)\n## open work items\nwork item \S+: tidy the logs \(reason: they grew past a gigabyte\)\n## staged candidates\ncandidate c1 for style \(global, digest [0-9a-f]{12}\): Be brief\.\n## open peer requests\n\(none\)\n## open waits\n\(none\)\n## last cell\n```python\nc = await runtime\.orientation_stage/);
     // ...the last cell's framed result; sections other families register follow it.
     expect(frontier!.block).toMatch(/## last cell\n```python\n[^`]*```\n\[[^\]]+ · ran [^\]]+\]\n'staged'\n(## |$)/);
     const pins = host.db.select().from(headerRecords).where(eq(headerRecords.type, "header_pin")).all().filter((p) => p.sessionId === "root");

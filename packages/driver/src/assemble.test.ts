@@ -57,6 +57,14 @@ describe("assembleMessages", () => {
     expect((messages[2] as { text: string }).text).toMatch(/^\[2026-12-01T09:01:00Z · instructions changed for this runtime · changed outside this transcript\]\n/);
   });
 
+  it("renders a turn the operator stopped as a user message the next request reads", () => {
+    const messages = assembleMessages({ header: "h", frontier: null, records: [{ seq: 1, kind: "turn_end", reason: "operator_interrupted", at_ms: Date.UTC(2026, 11, 1, 9) }] });
+    expect(messages[1]).toEqual({
+      role: "user",
+      text: "[2026-12-01T09:00:00Z · turn ended: operator_interrupted]\nthe operator stopped this turn (a reply being written was discarded; a running cell was interrupted)\n",
+    });
+  });
+
   it("keeps each request's serialized messages a byte-prefix of the next (chat, responses, fence, anthropic without its moving marker)", () => {
     for (const [api, cells] of [["chat", "tool"], ["responses", "tool"], ["chat", "fence"], ["anthropic", "tool"]] as const) {
       const route = parseRoute({ name: "r", api, base_url: "http://x/v1", model: "m", api_key_env: null, context_tokens: 1000, cells });

@@ -672,6 +672,7 @@ export class Host implements HostServices {
       newId: (prefix) => newId(prefix),
       notify: (n) => this.notify(n),
       execute: (code, sessionId, opts) => this.execute(code, sessionId, opts),
+      interrupt: (executionId) => this.interrupt({ executionId }),
       prepareSession: (sessionId) => this.prepareSession(sessionId),
       frontierBlock: (sessionId, through) => this.frontierBlock(sessionId, through),
       observeInstructions: (sessionId) => void this.observeInstructions(sessionId),

@@ -170,7 +170,8 @@ export class SessionTurns {
     this.host.notify({ type: "model", phase: "turn_start", session_id: this.sessionId, turn_id: turnId, at_ms: this.host.now() });
     let cells = 0;
     for (;;) {
-      if (this.host.stopping) return;
+      // A closed session (peer.stop) sends nothing more: checked before every request (C13).
+      if (this.host.stopping || this.host.closed(this.sessionId)) return;
       let pending = this.unansweredReply(route);
       if (!pending) {
         if (this.stop.requested) {
@@ -189,9 +190,10 @@ export class SessionTurns {
       let yielded = pending.yielded;
       for (const call of calls) {
         if (pending.answered.has(call.call_id)) continue;
-        if (this.host.stopping || this.host.closed(this.sessionId)) return;
-        if (yielded) {
-          this.refuse(pending.requestId, call.call_id, "the turn ended at a yielded cell before this call");
+        if (this.host.stopping) return;
+        const closed = this.host.closed(this.sessionId);
+        if (closed || yielded) {
+          this.refuse(pending.requestId, call.call_id, closed ? "the session was stopped (peer.stop) before this call" : "the turn ended at a yielded cell before this call");
           continue;
         }
         if (this.stop.requested) {

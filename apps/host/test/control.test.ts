@@ -74,6 +74,21 @@ describe("the control socket", () => {
     expect((host.status() as { workbenches: Array<{ session_id: string }> }).workbenches.map((b) => b.session_id)).toEqual(["root"]);
   });
 
+  test("stop_turn names a session; with no turn running (this daemon drives none) it answers stopping false", async () => {
+    const { replies } = await raw(
+      [
+        { id: 1, op: "stop_turn", session: "../escape" },
+        { id: 2, op: "stop_turn" },
+        { id: 3, op: "stop_turn", session: "root" },
+      ],
+      3,
+    );
+    const byId = new Map((replies as Array<{ id: number }>).map((r) => [r.id, r]));
+    expect(byId.get(1)).toMatchObject({ ok: false, error: { code: "CONTROL_PROTOCOL", message: expect.stringContaining("../escape") } });
+    expect(byId.get(2)).toEqual({ id: 2, ok: true, value: { stopping: false } });
+    expect(byId.get(3)).toEqual({ id: 3, ok: true, value: { stopping: false } });
+  });
+
   test("a request on a connection the daemon already closed fails at once instead of hanging", async () => {
     const client = await ControlClient.connect(host.layout.controlSocket);
     expect(await client.request({ op: "status" })).toMatchObject({ data_dir: host.dataDir });

@@ -295,7 +295,8 @@ describe("orientation", () => {
     const block = host.frontiers.block("agenda", Number.MAX_SAFE_INTEGER);
     expect(block).toMatch(new RegExp(`## open work items\nwork item ${id}: agenda item \\(reason: because\\)\n`));
     expect(block).toMatch(/## staged candidates\n(.*\n)*candidate c-agenda for agenda \(session agenda, digest [0-9a-f]{12}\): Agenda text\.\n/);
-    const order = ["## pending inputs", "## open work items", "## staged candidates", "## open waits", "## last cell"].map((t) => block.indexOf(t));
+    // Open peer requests (registered by the peers family) take their place before open waits (issue 19 item 6).
+    const order = ["## pending inputs", "## open work items", "## staged candidates", "## open peer requests", "## open waits", "## last cell"].map((t) => block.indexOf(t));
     expect(order.every((at, i) => at >= 0 && (i === 0 || at > order[i - 1]!))).toBe(true);
     // klbr status shows every open work item and the adopted orientation of each scope.
     const status = host.status() as { open_work_items: Array<{ work_item_id: string }>; orientation: Array<{ scope: unknown; sources: Array<{ target: string }> }> };

@@ -86,4 +86,26 @@ describe("peers driven by model turns (C13 with a route)", () => {
     expect(server!.requests).toHaveLength(2);
     await expect(host.execute("1", session)).rejects.toMatchObject({ code: "SESSION_STOPPED" });
   }, 120_000);
+
+  test("a hard stop (drain false) mid-cell: the stopped peer sends no further model request (C13, issue 19 item 7)", async () => {
+    const { host, workspace } = await drivenHost();
+    const started = join(workspace, "peer-cell-started");
+    const opened = await host.execute("p = await runtime.peer_open('independent')\np['session_id']");
+    const session = opened.output[0]!.text.slice(1, -1);
+    server!.push(
+      // The peer's turn: one long cell; were the loop to go on after the stop, its next request would get the second step.
+      { calls: [{ code: `open(${JSON.stringify(started)}, "w").write("x")\nimport time\ntime.sleep(120)` }] },
+      { calls: [{ code: "never = True" }] },
+    );
+    await host.execute("await runtime.peer_send(p['peer_id'], 'h1', 'work on this')");
+    while (!existsSync(started)) await new Promise((r) => setTimeout(r, 10));
+    const stop = await host.execute("await runtime.peer_stop(p['peer_id'], drain=False)");
+    expect(stop.output[0]!.text).toMatch(/'status': 'stopped'/);
+    await host.turns!.idle();
+    expect(server!.requests).toHaveLength(1);
+    expect(server!.pending()).toBe(1);
+    const cells = host.db.select().from(executions).all().filter((e) => e.sessionId === session);
+    expect(cells).toHaveLength(1);
+    expect(cells[0]!.status).not.toBe("ok");
+  }, 120_000);
 });

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { bodyMessages, serializeMessages, MAX_CELL_SOURCE_BYTES } from "@klbr/driver";
+import { assembleMessages, bodyMessages, buildRequestBody, prefixView, serializeBody, serializeMessages, MAX_CELL_SOURCE_BYTES, type Route } from "@klbr/driver";
 import { eq } from "drizzle-orm";
 import { afterEach, describe, expect, test } from "vitest";
 import { startScriptedServer, type ScriptedServer } from "../../../test-support/scripted-server.ts";
@@ -9,6 +9,7 @@ import { effects, frontiers, headerRecords, incidents, modelRequests, transcript
 import type { Host } from "../src/runtime/host";
 import { reassembleRequest } from "../src/runtime/reassemble";
 import { readLog } from "../src/store/log-view";
+import { loadTranscript } from "../src/store/transcript";
 import { startTestHost, tempDir } from "./helpers";
 
 const sha = (text: string) => createHash("sha256").update(text, "utf8").digest("hex");
@@ -84,7 +85,7 @@ describe("model turns (C10)", () => {
     const [frontier] = host.db.select().from(frontiers).all();
     expect(frontier).toMatchObject({ reason: "selected", installedAtMs: expect.any(Number) });
     // The block (C12): what is still open, in the spec's order, then the last cell the fold covers and its result.
-    expect(frontier!.block).toMatch(/## pending inputs\n\(none\)\n## open work items\nwork item \S+: tidy the logs \(reason: they grew past a gigabyte\)\n## staged candidates\ncandidate c1 for style \(global, digest [0-9a-f]{12}\): Be brief\.\n## open waits\n\(none\)\n## last cell\n```python\nc = await runtime\.orientation_stage/);
+    expect(frontier!.block).toMatch(/## pending inputs\n\(none\)\n## open work items\nwork item \S+: tidy the logs \(reason: they grew past a gigabyte\)\n## staged candidates\ncandidate c1 for style \(global, digest [0-9a-f]{12}\): Be brief\.\n## open peer requests\n\(none\)\n## open waits\n\(none\)\n## last cell\n```python\nc = await runtime\.orientation_stage/);
     // ...the last cell's framed result; sections other families register follow it.
     expect(frontier!.block).toMatch(/## last cell\n```python\n[^`]*```\n\[[^\]]+ · ran [^\]]+\]\n'staged'\n(## |$)/);
     const pins = host.db.select().from(headerRecords).where(eq(headerRecords.type, "header_pin")).all().filter((p) => p.sessionId === "root");
@@ -243,6 +244,49 @@ describe("model turns (C10)", () => {
     const folded = rows(host).find((r) => r.frontierId === f!.id)!;
     expect(Math.ceil(folded.bodyBytes / 4)).toBeLessThan(0.8 * 3000);
     expectReassembles(host);
+  });
+
+  test("a budget fold sizes the body that will be sent: every fold lands under 50%, and steady growth folds at most ceil(growth / 30%) times (issue 19 item 5)", async () => {
+    server = await startScriptedServer();
+    const context = 2000;
+    const { host } = await drivenHost({ context_tokens: context });
+    const steps = 14;
+    for (let i = 0; i < steps; i++) server.push({ calls: [{ code: `print("${"y".repeat(300 + ((i * 53) % 250))}")` }] });
+    server.push({ text: "done" });
+    await say(host, "fill the context, steadily");
+    const all = rows(host);
+    expect(all).toHaveLength(steps + 1);
+    const budget = host.db.select().from(frontiers).all().filter((f) => f.reason === "budget");
+    expect(budget.length).toBeGreaterThan(1);
+    // The request each fold was made for is under 50% of the context, as the server received it.
+    for (const f of budget) {
+      const i = all.findIndex((r) => r.frontierId === f.id);
+      expect(Math.ceil(Buffer.byteLength(server.requests[i]!.body) / 4)).toBeLessThan(0.5 * context);
+    }
+    // Growth: what the transcript added over the session, sized as one unfolded request would carry it.
+    const first = all[0]!;
+    const last = all.at(-1)!;
+    const header = (host.db.select().from(headerRecords).where(eq(headerRecords.id, first.headerRecordId)).get()!.record as { text: string }).text;
+    const unfolded = serializeBody(buildRequestBody(last.profile as Route, assembleMessages({ header, frontier: null, records: loadTranscript(host.sqlite, last.sessionId, 0, last.throughSeq) })));
+    const growth = Math.ceil(Buffer.byteLength(unfolded) / 4) - Math.ceil(first.bodyBytes / 4);
+    expect(budget.length).toBeLessThanOrEqual(Math.ceil(growth / (0.3 * context)));
+    expectReassembles(host);
+  });
+
+  test("an anthropic route's shared_prefix_bytes reads the messages without the moving cache_control marker (issue 19 item 11)", async () => {
+    server = await startScriptedServer();
+    const { host } = await drivenHost({ api: "anthropic", base_url: server.url });
+    server.push({ calls: [{ code: "1 + 1" }] }, { calls: [{ code: "2 + 2" }] }, { text: "4." });
+    await say(host, "add");
+    const all = rows(host);
+    expect(all).toHaveLength(3);
+    const unmarked = (body: string) => serializeBody(prefixView("anthropic", JSON.parse(body) as Record<string, unknown>));
+    for (let i = 1; i < all.length; i++) {
+      // The earlier request's messages are all shared: its unmarked body up to the closing "]}".
+      const previous = unmarked(server.requests[i - 1]!.body);
+      expect(unmarked(server.requests[i]!.body).startsWith(previous.slice(0, -2))).toBe(true);
+      expect(all[i]!.sharedPrefixBytes).toBe(Buffer.byteLength(previous) - 2);
+    }
   });
 
   test("a route whose key variable is unset is a clear error at start", async () => {

@@ -30,6 +30,23 @@ describe("runtime.wait end to end", () => {
     expect(lastWait()).toMatchObject({ deadlineMs: NOW + 1 });
   });
 
+  test("a cell that catches WaitYield and clears the worker's yielded flag still completes yielded: its wait is open (C8 amended, issue 19 item 8)", async () => {
+    const code = [
+      "from klbr.runtime import WaitYield, current_scope",
+      "try:",
+      "    await runtime.wait(None, reason='un-yield me')",
+      "except WaitYield:",
+      "    current_scope.get().yielded = False",
+      "'caught'",
+    ].join("\n");
+    const r = await host.execute(code, "unyield");
+    expect(r.status).toBe("yielded");
+    expect(lastWait()).toMatchObject({ sessionId: "unyield", reason: "un-yield me", state: "waiting" });
+    // An interrupted or failing end after an accepted wait is recorded yielded too: the host accepted it.
+    const raising = await host.execute("from klbr.runtime import WaitYield, current_scope\ntry:\n    await runtime.wait(None, reason='then raise')\nexcept WaitYield:\n    current_scope.get().yielded = False\n    raise ValueError('after the wait')", "unyield");
+    expect(raising.status).toBe("yielded");
+  });
+
   test("three waits of a session leave one open; one operator input wakes it and its text is shown once", async () => {
     for (let i = 0; i < 3; i++) expect((await host.execute(`await runtime.wait(None, reason='w${i}')`, "pile")).status).toBe("yielded");
     const rows = host.db.select().from(waits).where(eq(waits.sessionId, "pile")).all();

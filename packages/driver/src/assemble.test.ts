@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { observe, pinAtStart } from "@klbr/header";
 import { assembleMessages } from "./assemble.js";
-import { serializeMessages } from "./prefix.js";
+import { prefixView, serializeMessages } from "./prefix.js";
 import type { TranscriptRecord } from "./records.js";
 import { buildRequestBody, bodyMessages } from "./wire.js";
 import { parseRoute } from "./routes.js";
@@ -57,12 +57,20 @@ describe("assembleMessages", () => {
     expect((messages[2] as { text: string }).text).toMatch(/^\[2026-12-01T09:01:00Z · instructions changed for this runtime · changed outside this transcript\]\n/);
   });
 
-  it("keeps each request's serialized messages a byte-prefix of the next (chat, responses, fence)", () => {
-    for (const [api, cells] of [["chat", "tool"], ["responses", "tool"], ["chat", "fence"]] as const) {
+  it("renders a turn the operator stopped as a user message the next request reads", () => {
+    const messages = assembleMessages({ header: "h", frontier: null, records: [{ seq: 1, kind: "turn_end", reason: "operator_interrupted", at_ms: Date.UTC(2026, 11, 1, 9) }] });
+    expect(messages[1]).toEqual({
+      role: "user",
+      text: "[2026-12-01T09:00:00Z · turn ended: operator_interrupted]\nthe operator stopped this turn (a reply being written was discarded; a running cell was interrupted)\n",
+    });
+  });
+
+  it("keeps each request's serialized messages a byte-prefix of the next (chat, responses, fence, anthropic without its moving marker)", () => {
+    for (const [api, cells] of [["chat", "tool"], ["responses", "tool"], ["chat", "fence"], ["anthropic", "tool"]] as const) {
       const route = parseRoute({ name: "r", api, base_url: "http://x/v1", model: "m", api_key_env: null, context_tokens: 1000, cells });
       let before = "";
       for (let n = 0; n <= records.length; n++) {
-        const now = serializeMessages(bodyMessages(buildRequestBody(route, assembleMessages({ header: "h", frontier: null, records: records.slice(0, n) }))));
+        const now = serializeMessages(bodyMessages(prefixView(api, buildRequestBody(route, assembleMessages({ header: "h", frontier: null, records: records.slice(0, n) })))));
         expect(now.startsWith(before)).toBe(true);
         before = now;
       }
@@ -75,6 +83,11 @@ describe("assembleMessages", () => {
     expect(body.system).toEqual([{ type: "text", text: "h", cache_control: { type: "ephemeral" } }]);
     const messages = body.messages as Array<{ content: Array<Record<string, unknown>> }>;
     expect(messages.map((m) => m.content.some((b) => b.cache_control !== undefined))).toEqual([false, false, true]);
+    // The prefix view drops the moving marker only: the header's stays, the body is otherwise the same.
+    const view = prefixView("anthropic", body);
+    expect((view.messages as typeof messages).map((m) => m.content.some((b) => b.cache_control !== undefined))).toEqual([false, false, false]);
+    expect(view.system).toEqual(body.system);
+    expect(JSON.stringify(view).length).toBe(JSON.stringify(body).length - ',"cache_control":{"type":"ephemeral"}'.length);
     expect(messages[1]!.content[1]).toEqual({ type: "tool_use", id: "c1", name: "python", input: { code: "len(x)" } });
     expect(body.max_tokens).toBe(4096);
   });

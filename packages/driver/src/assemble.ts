@@ -1,7 +1,7 @@
 import { DriverError } from "./errors.js";
 import type { Message } from "./messages.js";
 import type { AssemblyInput, TranscriptRecord } from "./records.js";
-import { frameInput, renderCellResult, renderFrontier, renderRefusal, renderRevision } from "./render.js";
+import { frameInput, renderCellResult, renderFrontier, renderRefusal, renderRevision, renderTurnEnd } from "./render.js";
 
 /**
  * A request's messages as a pure function of the durable records: the pinned header, then the
@@ -33,6 +33,8 @@ export function renderRecord(record: TranscriptRecord, calls: Set<string>): Mess
     }
     case "observation":
       return { role: "user", text: renderRevision(record.revision) };
+    case "turn_end":
+      return { role: "user", text: renderTurnEnd(record.reason, record.at_ms) };
     default:
       throw new DriverError("DRIVER_INVALID_RECORD", `unknown transcript record kind ${JSON.stringify((record as { kind?: unknown }).kind)}`);
   }

@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { assembleMessages } from "./assemble.js";
 import { RequestAssembler } from "./assembler.js";
-import { serializeBody } from "./prefix.js";
+import { prefixView, serializeBody } from "./prefix.js";
 import type { FrontierRef, TranscriptRecord } from "./records.js";
 import { parseRoute } from "./routes.js";
 import { buildRequestBody } from "./wire.js";
@@ -39,6 +39,7 @@ describe("RequestAssembler", () => {
           const body = assembler.body();
           expect(body.text).toBe(serializeBody(expected));
           expect(serializeBody(body.object)).toBe(body.text);
+          expect(body.prefixText).toBe(serializeBody(prefixView(api, expected)));
         }
       }),
       { numRuns: 40 },

@@ -10,6 +10,17 @@ import { anthropicMessages, buildRequestBody, chatMessages, responsesInput, type
 export interface AssembledBody {
   text: string;
   object: RequestBody;
+  /**
+   * The text prefix stability is measured on (C10): `text` itself, except that an `anthropic`
+   * body's moving `cache_control` marker (on its last message) is left out. The marker says where
+   * the cache ends; it is not part of the prefix.
+   */
+  prefixText: string;
+}
+
+/** A neutral message as the wire items of a route's API (one message may be several Responses items). */
+export function wireItems(route: Route, message: Message): unknown[] {
+  return route.api === "chat" ? chatMessages([message]) : route.api === "responses" ? responsesInput([message]) : anthropicMessages([message]);
 }
 
 /**
@@ -66,10 +77,11 @@ export class RequestAssembler {
    * body only until the next `append`: send it (the client serializes it) before appending more.
    */
   body(): AssembledBody {
+    const all = this.lastPart === null ? "" : this.before === "" ? this.lastPart : `${this.before},${this.lastPart}`;
+    const unmarked = `${this.prefix}${all}]}`;
     if (this.route.api !== "anthropic" || this.lastPart === null) {
-      const all = this.lastPart === null ? "" : this.before === "" ? this.lastPart : `${this.before},${this.lastPart}`;
       // The object shares the assembler's list (no per-request copy): it is valid until the next append.
-      return { text: `${this.prefix}${all}]}`, object: { ...this.head, [this.key]: this.objects } };
+      return { text: unmarked, object: { ...this.head, [this.key]: this.objects }, prefixText: unmarked };
     }
     // Anthropic caches at marked breakpoints: the last message carries one, the ones before do not.
     const lastObject = this.objects.at(-1) as { content: Array<Record<string, unknown>> };
@@ -77,12 +89,11 @@ export class RequestAssembler {
     blocks[blocks.length - 1] = { ...blocks.at(-1)!, cache_control: { type: "ephemeral" } };
     const marked = { ...lastObject, content: blocks };
     const text = `${this.prefix}${this.before === "" ? "" : `${this.before},`}${JSON.stringify(marked)}]}`;
-    return { text, object: { ...this.head, [this.key]: [...this.objects.slice(0, -1), marked] } };
+    return { text, object: { ...this.head, [this.key]: [...this.objects.slice(0, -1), marked] }, prefixText: unmarked };
   }
 
   private push(message: Message): void {
-    const wire = this.route.api === "chat" ? chatMessages([message]) : this.route.api === "responses" ? responsesInput([message]) : anthropicMessages([message]);
-    for (const item of wire) {
+    for (const item of wireItems(this.route, message)) {
       this.objects.push(item);
       if (this.lastPart !== null) this.before = this.before === "" ? this.lastPart : `${this.before},${this.lastPart}`;
       this.lastPart = JSON.stringify(item);

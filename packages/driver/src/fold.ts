@@ -1,5 +1,7 @@
 import { renderRecord } from "./assemble.js";
+import { RequestAssembler, wireItems } from "./assembler.js";
 import type { TranscriptRecord } from "./records.js";
+import type { Route } from "./routes.js";
 
 /** The driver folds on its own when a request's estimate passes this share of the route's context (C12). */
 export const FOLD_TRIGGER = 0.8;
@@ -16,27 +18,48 @@ export function needsBudgetFold(bodyBytes: number, contextTokens: number): boole
   return estimateTokens(bodyBytes) > FOLD_TRIGGER * contextTokens;
 }
 
+/** What a budget fold is planned from: the request that would follow it, before its records are chosen. */
+export interface BudgetFoldInput {
+  /** The route the request goes to: its tools, options and wire shape are part of the body. */
+  route: Route;
+  /** The header text the fold pins. */
+  header: string;
+  /** The frontier block for a fold covering through `seq` (the host writes it; it depends on the cut). */
+  block: (coversThrough: number) => string;
+  /** The records after the current frontier, in order (the ones the request would carry unfolded). */
+  records: readonly TranscriptRecord[];
+  /** When the frontier is written (its frame's stamp). */
+  createdAtMs: number;
+}
+
 /**
- * The record a budget fold covers through: the fewest oldest records such that the header, the
- * block and the records left fall under 50% of the context. A fold never separates a reply from
- * the results of its calls (a tool result needs its call in the same request), so it cuts only
- * before an input, a reply or an observation. Null when no cut point exists. When no cut reaches
- * the target, the latest cut is taken: the most the fold can cover.
+ * The record a budget fold covers through: the fewest oldest records such that the request that
+ * follows the fold, sized as the body that will be sent (the route's fields and tools, the pinned
+ * header, the framed block, the records left in the route's wire shape, a cache marker), falls
+ * under 50% of the context. A fold never separates a reply from the results of its calls (a tool
+ * result needs its call in the same request), so it cuts only before an input, a reply or an
+ * observation. Null when no cut point exists. When no cut reaches the target, the latest cut is
+ * taken: the most the fold can cover.
  */
-export function planBudgetFold(input: { headerBytes: number; blockBytes: number; records: TranscriptRecord[]; contextTokens: number }): number | null {
-  const { records } = input;
-  const sizes: number[] = [];
+export function planBudgetFold(input: BudgetFoldInput): number | null {
+  const { route, records } = input;
+  const target = FOLD_TARGET * route.context_tokens;
+  // Each record's wire items, serialized as the assembler writes them: the body after a cut is the
+  // body with the block and no records, plus these parts and one comma each.
   const calls = new Set<string>();
-  for (const record of records) sizes.push(Buffer.byteLength(JSON.stringify(renderRecord(record, calls)), "utf8"));
-  let remaining = sizes.reduce((a, b) => a + b, 0);
-  const fixed = input.headerBytes + input.blockBytes;
+  const partBytes = records.map((record) => wireItems(route, renderRecord(record, calls)).reduce<number>((n, item) => n + Buffer.byteLength(JSON.stringify(item), "utf8") + 1, 0));
+  const bodyWith = (block: string) => Buffer.byteLength(new RequestAssembler(route, input.header, { frontier_id: "", covers_through: 0, block, created_at_ms: input.createdAtMs }).body().text, "utf8");
+  // The block's least size (an empty one): a cut whose records alone miss the target needs no block written.
+  const floor = bodyWith("");
+  let remaining = partBytes.reduce((a, b) => a + b, 0);
   let best: number | null = null;
   for (let i = 0; i < records.length - 1; i++) {
-    remaining -= sizes[i]!;
+    remaining -= partBytes[i]!;
     const next = records[i + 1]!;
     if (next.kind === "cell" || next.kind === "refusal") continue;
     best = records[i]!.seq;
-    if (estimateTokens(fixed + remaining) <= FOLD_TARGET * input.contextTokens) return best;
+    if (estimateTokens(floor + remaining) >= target) continue;
+    if (estimateTokens(bodyWith(input.block(best)) + remaining) < target) return best;
   }
   return best;
 }

@@ -5,8 +5,8 @@ it("exports exactly the documented surface", () => {
   expect(Object.keys(api).sort()).toEqual([
     "DEFAULT_ANTHROPIC_MAX_TOKENS", "DriverError", "FOLD_TARGET", "FOLD_TRIGGER", "MAX_CELL_SOURCE_BYTES", "PYTHON_TOOL", "RESERVED_OPTIONS", "RequestAssembler",
     "anthropicMessages", "assembleMessages", "bodyDigest", "bodyMessages", "buildRequestBody", "callRoute", "cellsOf", "chatMessages",
-    "composeFrontierBlock", "estimateTokens", "findRoute", "isDriverError", "needsBudgetFold", "parseRoute", "parseRoutes", "planBudgetFold",
-    "renderCellResult", "renderFrontier", "renderRecord", "renderRefusal", "renderRevision", "responsesInput", "routeKey", "serializeBody",
+    "composeFrontierBlock", "estimateTokens", "findRoute", "isDriverError", "needsBudgetFold", "parseRoute", "parseRoutes", "planBudgetFold", "prefixView",
+    "renderCellResult", "renderFrontier", "renderRecord", "renderRefusal", "renderRevision", "renderTurnEnd", "responsesInput", "routeKey", "serializeBody",
     "serializeMessages", "sharedPrefixBytes",
   ]);
 });

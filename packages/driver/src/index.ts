@@ -16,13 +16,13 @@ export type { Message } from "./messages.js";
 /** Records to neutral messages, one record at a time or a whole request. */
 export { assembleMessages, renderRecord } from "./assemble.js";
 /** The frames of results, refusals, the frontier block and observations. */
-export { renderCellResult, renderFrontier, renderRefusal, renderRevision } from "./render.js";
+export { renderCellResult, renderFrontier, renderRefusal, renderRevision, renderTurnEnd } from "./render.js";
 /** Neutral messages to a route's request body (chat, responses, anthropic). */
 export { anthropicMessages, bodyMessages, buildRequestBody, chatMessages, DEFAULT_ANTHROPIC_MAX_TOKENS, PYTHON_TOOL, responsesInput } from "./wire.js";
 /** A request body. */
 export type { RequestBody } from "./wire.js";
 /** Digests, serialization and shared-prefix measures. */
-export { bodyDigest, serializeBody, serializeMessages, sharedPrefixBytes } from "./prefix.js";
+export { bodyDigest, prefixView, serializeBody, serializeMessages, sharedPrefixBytes } from "./prefix.js";
 
 // Replies
 /** The cells a reply carries, or why a call is refused. */

@@ -32,3 +32,18 @@ export function sharedPrefixBytes(a: string | Buffer | null, b: string | Buffer)
 export function serializeMessages(messages: readonly unknown[]): string {
   return messages.map((m) => `${JSON.stringify(m)}\n`).join("");
 }
+
+/**
+ * A request body as prefix stability reads it (C10 amended): an `anthropic` body without the
+ * moving `cache_control` marker on its last message (the marker is where the cache ends, not part
+ * of the prefix; the header's fixed marker stays). Other APIs mark nothing: the body itself.
+ */
+export function prefixView(api: string, body: Record<string, unknown>): Record<string, unknown> {
+  if (api !== "anthropic" || !Array.isArray(body.messages) || body.messages.length === 0) return body;
+  const messages = body.messages as Array<{ content?: unknown }>;
+  const last = messages.at(-1)!;
+  if (!Array.isArray(last.content) || last.content.length === 0) return body;
+  const blocks = last.content as Array<Record<string, unknown>>;
+  const { cache_control: _moving, ...unmarked } = blocks.at(-1)!;
+  return { ...body, messages: [...messages.slice(0, -1), { ...last, content: [...blocks.slice(0, -1), unmarked] }] };
+}

@@ -42,7 +42,9 @@ export type TranscriptRecord =
   | { seq: number; kind: "reply"; request_id: string; reply: ModelReply }
   | { seq: number; kind: "cell"; request_id: string; call_id: string | null; result: CellResult }
   | { seq: number; kind: "refusal"; request_id: string; call_id: string | null; reason: string; at_ms: number }
-  | { seq: number; kind: "observation"; revision: HeaderRevision };
+  | { seq: number; kind: "observation"; revision: HeaderRevision }
+  /** A turn the host ended without the model's choice (the operator stopped it), with the wait's reason. */
+  | { seq: number; kind: "turn_end"; reason: string; at_ms: number };
 
 /** The installed frontier a request restarts from (C12). */
 export interface FrontierRef {

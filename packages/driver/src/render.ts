@@ -33,6 +33,19 @@ export function renderFrontier(frontier: FrontierRef): string {
   return `[${stampOrUnknown(frontier.created_at_ms)}${FRAME_SEPARATOR}frontier]\n${frontier.block}`;
 }
 
+/** What the model is told about a turn ended for it, by the wait's reason. */
+const TURN_END_WORDS: Record<string, string> = {
+  operator_interrupted: "the operator stopped this turn (a reply being written was discarded; a running cell was interrupted)",
+};
+
+/**
+ * A turn the host ended without the model's choice: `[stamp · turn ended: <reason>]` and what it
+ * means, so the next request reads why its last reply or cell has no continuation.
+ */
+export function renderTurnEnd(reason: string, atMs: number): string {
+  return `[${stampOrUnknown(atMs)}${FRAME_SEPARATOR}turn ended: ${reason}]\n${TURN_END_WORDS[reason] ?? "the host ended this turn"}\n`;
+}
+
 /** An observed header revision at the point it was noticed (rule 2). */
 export function renderRevision(revision: HeaderRevision): string {
   return renderObservation(revision);

@@ -4,10 +4,14 @@ import { findRoute, parseRoutes, routeKey } from "./routes.js";
 const base = { name: "local", api: "chat", base_url: "http://127.0.0.1:11434/v1", model: "qwen", api_key_env: null, context_tokens: 32768 };
 
 describe("routes.json (C10)", () => {
-  it("fills the defaults and takes the first route as default", () => {
+  it("fills the defaults and takes the only route of a one-route file as default", () => {
     const file = parseRoutes({ routes: [base] });
     expect(file.default).toBe("local");
     expect(file.routes[0]).toEqual({ ...base, cells: "tool", accepts: { prompt_cache_retention: false, prompt_cache_options: false }, options: {} });
+  });
+
+  it("keeps the default the file names", () => {
+    expect(parseRoutes({ default: "other", routes: [base, { ...base, name: "other" }] }).default).toBe("other");
   });
 
   it("reads an absent api_key_env as null (a local route has no key)", () => {
@@ -23,7 +27,14 @@ describe("routes.json (C10)", () => {
     [{ routes: [{ ...base, options: { stream: false } }] }, /may not set "stream"/],
     [{ routes: [{ ...base, accepts: { prompt_cache_retention: "yes" } }] }, /must be a boolean/],
     [{ routes: [base, base] }, /declared twice/],
-    [{ default: "other", routes: [base] }, /must name a declared route/],
+    [{ default: "other", routes: [base] }, /must name a declared route \(routes: local\), got "other"/],
+    // C10 amended: null is refused, never resolved to the first route, however many routes there are.
+    [{ default: null, routes: [base] }, /must name a declared route \(routes: local\), got null/],
+    [{ default: null, routes: [base, { ...base, name: "other" }] }, /must name a declared route \(routes: local, other\), got null/],
+    [{ default: 7, routes: [base] }, /must name a declared route/],
+    // Only a one-route file may leave the default out.
+    [{ routes: [base, { ...base, name: "other" }] }, /must name its "default" route when it declares 2 routes \(routes: local, other\)/],
+    [{ routes: [] }, /declares 0 routes/],
     [{ routes: [{ ...base, api_key_env: "not-a-var" }] }, /api_key_env/],
     [{ routes: [{ ...base, context_tokens: 1.5 }] }, /context_tokens/],
   ])("refuses %j", (file, message) => {

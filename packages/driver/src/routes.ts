@@ -80,7 +80,11 @@ export function parseRoute(value: unknown, at = "route"): Route {
   };
 }
 
-/** Check a parsed `routes.json`: names unique, the default names a route (or is null with none). */
+/**
+ * Check a parsed `routes.json` (C10 amended): names unique, `default` names a declared route. A
+ * `null` or unknown default is refused, never resolved to the first route; only a file with
+ * exactly one route may leave `default` out (that route is the default).
+ */
 export function parseRoutes(value: unknown): RoutesFile {
   if (!isObject(value)) fail(`routes.json must hold an object, got ${describeValue(value)}`);
   for (const key of Object.keys(value)) if (key !== "default" && key !== "routes") fail(`routes.json has an unknown field ${JSON.stringify(key)}`);
@@ -91,9 +95,14 @@ export function parseRoutes(value: unknown): RoutesFile {
     if (names.has(r.name)) fail(`route ${JSON.stringify(r.name)} is declared twice`);
     names.add(r.name);
   }
-  const def = value.default ?? null;
-  if (def !== null && (typeof def !== "string" || !names.has(def))) fail(`routes.json "default" must name a declared route, got ${describeValue(def)}`);
-  return { default: (def as string | null) ?? routes[0]?.name ?? null, routes };
+  const declared = routes.map((r) => r.name).join(", ") || "none";
+  if (!Object.hasOwn(value, "default") || value.default === undefined) {
+    if (routes.length !== 1) fail(`routes.json must name its "default" route when it declares ${routes.length} routes (routes: ${declared}); only a one-route file may leave it out`);
+    return { default: routes[0]!.name, routes };
+  }
+  const def = value.default;
+  if (typeof def !== "string" || !names.has(def)) fail(`routes.json "default" must name a declared route (routes: ${declared}), got ${describeValue(def)}`);
+  return { default: def, routes };
 }
 
 /** One route by name; DRIVER_UNKNOWN_ROUTE names the routes there are. */

@@ -13,6 +13,7 @@ export { skillSetRevision } from "./revision";
 export { checkSkillBody, hasSkillTitle, skillTitleLine, type BodyVerdict } from "./body";
 export { assembleIndex, type SkillCandidate } from "./assemble";
 export { REFUSAL_REASONS } from "./reasons";
+export { refusalLines } from "./refusal-lines";
 export { encodeSkillsFile, parseSkillsFile } from "./skills-file";
 
 // Constants

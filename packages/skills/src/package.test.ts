@@ -24,6 +24,7 @@ describe("@klbr/skills public surface", () => {
         "loadSkill",
         "materializeSkills",
         "parseSkillsFile",
+        "refusalLines",
         "skillDigest",
         "skillSetRevision",
         "skillTitleLine",

@@ -47,6 +47,11 @@ export class ChatView {
     }
   }
 
+  /** A line of the chat itself (a queued message, what Ctrl-C did), on its own line. */
+  note(text: string): void {
+    this.line(text);
+  }
+
   /** Stop the spinner (the chat is closing). */
   close(): void {
     this.stopSpin();

@@ -28,6 +28,8 @@ export interface Target {
    * touched; with no cell of ours in flight this is `not_running`. (`session` is kept for callers.)
    */
   interrupt(session?: string): Promise<unknown>;
+  /** Stop the session's running model turn (klbr chat's Ctrl-C): whether one was running. */
+  stopTurn(session: string): Promise<{ stopping: boolean }>;
   status(): Promise<unknown>;
   subscribe(onEvent: (event: unknown) => void): Promise<void>;
   close(): Promise<void>;
@@ -98,6 +100,7 @@ export async function openTarget(opts: CommonOptions, onEmbedded?: () => void, e
       },
       say: (text, session) => client.request({ op: "say", text, ...(session ? { session } : {}) }) as Promise<{ event_id: number; attention: unknown }>,
       interrupt: () => own.interrupt((id) => client.request({ op: "interrupt", execution_id: id })),
+      stopTurn: (session) => client.request({ op: "stop_turn", session }) as Promise<{ stopping: boolean }>,
       status: () => client.request({ op: "status" }),
       subscribe: (onEvent) => client.subscribe(onEvent),
       close: async () => client.close(),
@@ -112,6 +115,7 @@ export async function openTarget(opts: CommonOptions, onEmbedded?: () => void, e
     execute: (code, session) => own.run((id) => host.execute(code, session, { executionId: id })),
     say: (text, session) => host.postInput(text, session ? { sessionId: session } : {}),
     interrupt: () => own.interrupt((id) => host.interrupt({ executionId: id })),
+    stopTurn: async (session) => ({ stopping: host.turns?.stopTurn(session) ?? false }),
     status: async () => host.status(),
     subscribe: async (onEvent) => void host.subscribe(onEvent),
     close: () => host.stop(),

@@ -5,6 +5,8 @@ export type ControlRequest =
   | { id: number; op: "refuse_cell"; bytes: number; session?: string }
   | { id: number; op: "say"; text: string; source?: string; session?: string }
   | { id: number; op: "interrupt"; execution_id?: string; session?: string }
+  /** Stop the session's running model turn (klbr chat's Ctrl-C) -> `{"stopping": bool}`. */
+  | { id: number; op: "stop_turn"; session?: string }
   | { id: number; op: "status" }
   | { id: number; op: "subscribe" };
 

@@ -132,6 +132,9 @@ export function checkRequest(frame: unknown): ControlRequest {
       optionalString(req, "execution_id", session, "an identifier");
       optionalString(req, "session", session, "an identifier");
       break;
+    case "stop_turn":
+      optionalString(req, "session", session, "an identifier");
+      break;
     case "status":
     case "subscribe":
       break;
@@ -155,6 +158,8 @@ async function answer(host: Host, req: ControlRequest): Promise<unknown> {
         ...(req.execution_id ? { executionId: req.execution_id } : {}),
         ...(req.session ? { sessionId: req.session } : {}),
       });
+    case "stop_turn":
+      return { stopping: host.turns?.stopTurn(req.session ?? "root") ?? false };
     case "status":
       return host.status();
     default:

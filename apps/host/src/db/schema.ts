@@ -288,7 +288,8 @@ export const transcriptRecords = sqliteTable(
   {
     seq: integer("seq").primaryKey({ autoIncrement: true }),
     sessionId: text("session_id").notNull(),
-    kind: text("kind", { enum: ["input", "reply", "cell", "refusal", "observation"] }).notNull(),
+    /** `turn_end`: a turn the host ended for the model (the operator stopped it); `ref` is the wait. */
+    kind: text("kind", { enum: ["input", "reply", "cell", "refusal", "observation", "turn_end"] }).notNull(),
     ref: text("ref").notNull(),
     /** For a cell or a refusal: the model request whose reply made the call. */
     requestId: text("request_id"),

@@ -18,13 +18,16 @@ export interface ExecutionReport {
   ended_at_ms: number | null;
 }
 
-/** Close the execution row from the completion; a yield the host never accepted is not a yield. */
+/** Close the execution row from the completion: a yield the host never accepted is not a yield, and one it accepted is. */
 export function recordCompletion(db: HostDb, live: LiveExecution, completion: CellCompletion, endedAtMs: number): ExecutionRow {
   const c = completion as CellCompletion & Record<string, unknown>;
   if (c.kind === "cell") {
     let status = c.status as ExecutionStatus;
     let error = (c.error as string | null) ?? null;
-    if (status === "yielded" && !live.yielded) {
+    // The host's acceptance decides (C8 amended): a cell whose wait it accepted is yielded whatever
+    // the worker reports (catching WaitYield and clearing the worker's flag cannot un-yield it).
+    if (live.yielded) status = "yielded";
+    else if (status === "yielded") {
       status = "error";
       error = "the worker reported a yield the host never accepted";
     }

@@ -1,3 +1,5 @@
+import { refusalLines, type RefusedSkill } from "@klbr/skills";
+
 /**
  * The built-in contract: the part of the instruction header the host itself states. The other
  * instruction source is the skill index (ids only, plus refusals), so a skill written during a
@@ -17,13 +19,14 @@ export interface InstructionSource {
 }
 
 /** The skills source text: ids only, then refused ones with reasons, so an author learns why. */
-export function skillsSourceText(index: { skills: Array<{ id: string }>; refused: Array<{ name: string; reason: string }> }): string {
+export function skillsSourceText(index: { skills: Array<{ id: string }>; refused: Array<Pick<RefusedSkill, "name" | "root" | "reason">> }): string {
   const lines = ["Skills available (load by id):"];
   for (const s of index.skills) lines.push(`- ${s.id}`);
   if (index.skills.length === 0) lines.push("- (none)");
   if (index.refused.length > 0) {
     lines.push("Skills refused:");
-    for (const r of index.refused) lines.push(`- ${r.name}: ${r.reason}`);
+    // One line per name, naming the roots: an id in both roots is one refusal, not two identical lines.
+    for (const line of refusalLines(index.refused)) lines.push(`- ${line}`);
   }
   return `${lines.join("\n")}\n`;
 }

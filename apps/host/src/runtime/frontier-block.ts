@@ -62,8 +62,8 @@ export const lastCellSection: FrontierSectionProvider = ({ sqlite, sessionId, co
 };
 
 /**
- * The sections every host writes, in the order C12 lists them; registered ones follow (the peers
- * family registers its open peer requests with `Host.addFrontierSection`).
+ * The sections every host writes. Families that own more state register theirs with
+ * `Host.addFrontierSection` (the peers family: open peer requests).
  */
 export const DEFAULT_FRONTIER_SECTIONS: readonly FrontierSectionProvider[] = [
   pendingInputsSection,
@@ -73,7 +73,18 @@ export const DEFAULT_FRONTIER_SECTIONS: readonly FrontierSectionProvider[] = [
   lastCellSection,
 ];
 
-/** The block for a fold through `coversThrough`. */
+/** The block's section order, C12's: a registered section takes its place here, not after it. */
+export const FRONTIER_SECTION_ORDER: readonly string[] = ["pending inputs", "open work items", "staged candidates", "open peer requests", "open waits", "last cell"];
+
+/** Where a section goes: its place in C12's order; a title C12 does not name goes before the last cell, which closes the block. */
+function rank(title: string): number {
+  const at = FRONTIER_SECTION_ORDER.indexOf(title);
+  return at === -1 ? FRONTIER_SECTION_ORDER.length - 1.5 : at;
+}
+
+/** The block for a fold through `coversThrough`, its sections in C12's order whatever order they were registered in. */
 export function frontierBlock(providers: readonly FrontierSectionProvider[], ctx: FrontierContext): string {
-  return composeFrontierBlock(providers.map((p) => p(ctx)));
+  const sections = providers.map((p) => p(ctx));
+  // A stable sort: sections of equal rank keep their registration order (deterministic bytes).
+  return composeFrontierBlock(sections.map((section, i) => ({ section, i })).sort((a, b) => rank(a.section.title) - rank(b.section.title) || a.i - b.i).map((x) => x.section));
 }

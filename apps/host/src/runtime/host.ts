@@ -332,6 +332,7 @@ export class Host {
       newId: (prefix) => newId(prefix),
       notify: (n) => this.notifier.notify(n),
       execute: (code, sessionId, opts) => this.cells.execute(code, sessionId, opts),
+      interrupt: (executionId) => this.cells.interrupt({ executionId }),
       prepareSession: (sessionId) => this.sessions.prepare(sessionId),
       frontierBlock: (sessionId, through) => this.frontiers.block(sessionId, through),
       observeInstructions: (sessionId) => void this.headers.observeOutside(sessionId),

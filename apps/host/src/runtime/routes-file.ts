@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { parseRoute, parseRoutes, type Route, type RoutesFile } from "@klbr/driver";
 import { HostError } from "../errors";
 
@@ -32,12 +32,19 @@ export function addRoute(path: string, route: unknown, makeDefault = false): Rou
   return next;
 }
 
-/** Remove a route by name; the default moves to the first route left (or null). */
+/**
+ * Remove a route by name; the default moves to the first route left. Removing the last route
+ * removes the file: a routes file names its default (C10), and with no routes there is none.
+ */
 export function removeRoute(path: string, name: string): RoutesFile {
   const file = readRoutes(path);
   if (!file.routes.some((r) => r.name === name)) throw new HostError("DRIVER_UNKNOWN_ROUTE", `no route named ${JSON.stringify(name)}`);
   const routes = file.routes.filter((r) => r.name !== name);
-  const next = { default: file.default === name ? (routes[0]?.name ?? null) : file.default, routes };
+  if (routes.length === 0) {
+    rmSync(path, { force: true });
+    return { default: null, routes };
+  }
+  const next = { default: file.default === name ? routes[0]!.name : file.default, routes };
   writeRoutes(path, next);
   return next;
 }

@@ -28,6 +28,7 @@ import { failModelRequest, finishModelRequest, sessionModelRequests, startModelR
 import { appendTranscript, cellResult, lastSeq, loadTranscript, maxRef, transcriptRows } from "../store/transcript";
 import { createWait } from "../store/waits";
 import { reassembleRequest } from "./reassemble";
+import { TurnStop } from "./turn-stop";
 
 /** What one session's turn loop uses of the host. */
 export interface TurnHost {
@@ -38,6 +39,8 @@ export interface TurnHost {
   notify(notification: Notification): void;
   /** Run one cell in the session's workbench under a known execution id. */
   execute(code: string, sessionId: string, opts: { executionId: string }): Promise<{ status: string }>;
+  /** Interrupt one cell by id through the C7 ladder (or keep a queued one from running). */
+  interrupt(executionId: string): Promise<unknown>;
   /** The session's workbench is up and its header pinned. */
   prepareSession(sessionId: string): Promise<void>;
   /** Observe instruction changes made outside the session (another session adopted orientation in its scope) before a request. */
@@ -83,13 +86,16 @@ export class SessionTurns {
   private assemblerKey = "";
   private previousBody: string | null | undefined = undefined;
   private adoptionMark = -1;
+  private readonly stop: TurnStop;
 
   constructor(
     private readonly host: TurnHost,
     readonly sessionId: string,
     private readonly route: () => Route | null,
     private readonly maxCells = MAX_CELLS_PER_TURN,
-  ) {}
+  ) {
+    this.stop = new TurnStop((id) => host.interrupt(id));
+  }
 
   private get st() {
     return turnStatements(this.host.sqlite);
@@ -108,6 +114,12 @@ export class SessionTurns {
   /** The turn under way, if any (for a clean stop). */
   get current(): Promise<void> | null {
     return this.running;
+  }
+
+  /** Stop the running turn (Ctrl-C): calls not run are refused, the turn ends with an `operator_interrupted` wait. False when none runs. */
+  stopTurn(): boolean {
+    if (this.running) this.stop.ask();
+    return this.running !== null;
   }
 
   /** Look at the session: start a turn when it is due, or note the wake for the end of the running one. */
@@ -131,6 +143,8 @@ export class SessionTurns {
         if (this.host.stopping) return;
         recordIncident(this.host.db, "model.turn_failed", { session_id: this.sessionId, error: String((error as Error).stack ?? error) }, this.host.now());
         this.endTurn("turn_failed", null);
+      } finally {
+        this.stop.clear();
       }
     } while (this.again && !this.host.stopping);
   }
@@ -156,9 +170,14 @@ export class SessionTurns {
     this.host.notify({ type: "model", phase: "turn_start", session_id: this.sessionId, turn_id: turnId, at_ms: this.host.now() });
     let cells = 0;
     for (;;) {
-      if (this.host.stopping) return;
+      // A closed session (peer.stop) sends nothing more: checked before every request (C13).
+      if (this.host.stopping || this.host.closed(this.sessionId)) return;
       let pending = this.unansweredReply(route);
       if (!pending) {
+        if (this.stop.requested) {
+          if (this.endTurn("operator_interrupted", null, true)) this.again = true;
+          return;
+        }
         const sent = await this.request(route, key, turnId);
         if (!sent) return;
         pending = { requestId: sent.requestId, reply: sent.reply, answered: new Set(), preassigned: new Map(), yielded: false };
@@ -171,9 +190,14 @@ export class SessionTurns {
       let yielded = pending.yielded;
       for (const call of calls) {
         if (pending.answered.has(call.call_id)) continue;
-        if (this.host.stopping || this.host.closed(this.sessionId)) return;
-        if (yielded) {
-          this.refuse(pending.requestId, call.call_id, "the turn ended at a yielded cell before this call");
+        if (this.host.stopping) return;
+        const closed = this.host.closed(this.sessionId);
+        if (closed || yielded) {
+          this.refuse(pending.requestId, call.call_id, closed ? "the session was stopped (peer.stop) before this call" : "the turn ended at a yielded cell before this call");
+          continue;
+        }
+        if (this.stop.requested) {
+          this.refuse(pending.requestId, call.call_id, "the operator stopped the turn before this call");
           continue;
         }
         if (cells >= this.maxCells) {
@@ -193,7 +217,7 @@ export class SessionTurns {
         }
         this.host.notify({ type: "model", phase: "cell", session_id: this.sessionId, execution_id: executionId, code: call.code, at_ms: this.host.now() });
         const cellStarted = performance.now();
-        const report = await this.host.execute(call.code, this.sessionId, { executionId });
+        const report = await this.stop.runCell(executionId, () => this.host.execute(call.code, this.sessionId, { executionId }));
         const cellMs = performance.now() - cellStarted;
         if (report.status === "yielded") yielded = true;
         const result = cellResult(this.host.sqlite, executionId);
@@ -201,6 +225,10 @@ export class SessionTurns {
       }
       if (yielded) {
         this.host.notify({ type: "model", phase: "turn_end", session_id: this.sessionId, turn_id: turnId, reason: "yielded", at_ms: this.host.now() });
+        return;
+      }
+      if (this.stop.requested) {
+        if (this.endTurn("operator_interrupted", pending.requestId, true)) this.again = true;
         return;
       }
       if (cells >= this.maxCells) {
@@ -213,11 +241,13 @@ export class SessionTurns {
 
   /**
    * End the turn with a durable wait (no deadline). Returns true when input was already pending
-   * (the wait is born woken and the model should be asked again).
+   * (the wait is born woken and the model should be asked again). A turn ended for the model
+   * (`told`: the operator stopped it) is also a transcript record its next request reads.
    */
-  private endTurn(reason: string, requestId: string | null): boolean {
+  private endTurn(reason: string, requestId: string | null, told = false): boolean {
     const now = this.host.now();
     const { row } = createWait(this.host.db, { id: this.host.newId("wait"), sessionId: this.sessionId, executionId: requestId ?? "none", reason, seconds: null, nowMs: now });
+    if (told) this.append({ kind: "turn_end", ref: row.id, requestId, detail: { reason }, atMs: now });
     this.host.notify({ type: "model", phase: "turn_end", session_id: this.sessionId, reason, wait_id: row.id, at_ms: now });
     return row.state === "woken";
   }
@@ -327,10 +357,13 @@ export class SessionTurns {
     const bytes = Buffer.byteLength(body.text, "utf8");
     if (needsBudgetFold(bytes, route.context_tokens)) {
       const records = loadTranscript(sqlite, this.sessionId, frontier?.coversThrough ?? 0);
-      const block = this.host.frontierBlock(this.sessionId, records.at(-1)?.seq ?? 0);
-      const through = planBudgetFold({ headerBytes: Buffer.byteLength(pinOf(sqlite, this.sessionId)!.text), blockBytes: Buffer.byteLength(block), records, contextTokens: route.context_tokens });
+      // Planned on the body that will be sent (C12): the route's fields and tool, the header the
+      // fold pins (the current text), the block for each cut, the records in the route's wire shape.
+      const header = resolve(headerChain(db, this.sessionId)).text ?? pinOf(sqlite, this.sessionId)!.text;
+      const createdAtMs = this.host.now();
+      const through = planBudgetFold({ route, header, block: (t) => this.host.frontierBlock(this.sessionId, t), records, createdAtMs });
       if (through !== null) {
-        const row = recordFrontier(db, { id: this.host.newId("fr"), sessionId: this.sessionId, coversThrough: through, block: this.host.frontierBlock(this.sessionId, through), reason: "budget", executionId: null, createdAtMs: this.host.now() });
+        const row = recordFrontier(db, { id: this.host.newId("fr"), sessionId: this.sessionId, coversThrough: through, block: this.host.frontierBlock(this.sessionId, through), reason: "budget", executionId: null, createdAtMs });
         this.install(row);
         ({ assembler, pinId, frontier } = this.assemble(route));
         body = assembler.body();
@@ -353,15 +386,16 @@ export class SessionTurns {
       throughSeq: assembler.through,
       bodyDigest: digest,
       bodyBytes: Buffer.byteLength(body.text, "utf8"),
-      sharedPrefixBytes: sharedPrefixBytes(this.previousBody, body.text),
+      // Measured without Anthropic's moving cache marker (C10 amended): the marker is not part of the prefix.
+      sharedPrefixBytes: sharedPrefixBytes(this.previousBody, body.prefixText),
       startedAtMs: started,
     });
-    this.previousBody = body.text;
+    this.previousBody = body.prefixText;
     this.host.notify({ type: "model", phase: "request", session_id: this.sessionId, request_id: id, route: route.name, at_ms: started });
     const routeStarted = performance.now();
     // One controller per call, tied to the host's: the clients add listeners to the signal they get,
     // and the host's lives as long as the host.
-    const call = new AbortController();
+    const call = this.stop.callController();
     const abort = () => call.abort();
     this.host.signal.addEventListener("abort", abort, { once: true });
     try {
@@ -385,6 +419,12 @@ export class SessionTurns {
     } catch (error) {
       if (this.host.stopping) return null;
       const e = error as Error & { code?: string; status?: number | null; retries?: number };
+      if (this.stop.abandoned(call)) {
+        // The operator stopped the turn: the call was abandoned, not failed (no incident).
+        failModelRequest(db, id, { code: "OPERATOR_INTERRUPTED", message: "the operator stopped the turn during the call", status: null, retries: e.retries ?? 0, endedAtMs: this.host.now() });
+        if (this.endTurn("operator_interrupted", id, true)) this.again = true;
+        return null;
+      }
       const code = isDriverError(error) ? error.code : "DRIVER_ROUTE_FAILED";
       const ended = this.host.now();
       failModelRequest(db, id, { code, message: e.message, status: e.status ?? null, retries: e.retries ?? 0, endedAtMs: ended });
@@ -393,14 +433,15 @@ export class SessionTurns {
       if (this.endTurn("route_failed", id)) this.again = true;
       return null;
     } finally {
+      this.stop.finishCall();
       this.host.signal.removeEventListener("abort", abort);
     }
   }
 
-  /** The body of the session's last request, rebuilt from the log (after a restart, for the shared-prefix figure). */
+  /** The prefix text of the session's last request, rebuilt from the log (after a restart, for the shared-prefix figure). */
   private lastSentBody(): string | null {
     const last = sessionModelRequests(this.host.db, this.sessionId).at(-1);
-    return last ? reassembleRequest(this.host.db, this.host.sqlite, last).text : null;
+    return last ? reassembleRequest(this.host.db, this.host.sqlite, last).prefixText : null;
   }
 }
 

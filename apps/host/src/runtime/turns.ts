@@ -61,6 +61,11 @@ export class Turns {
     turns.kick();
   }
 
+  /** Stop a session's running turn (the operator's Ctrl-C); false when none runs. */
+  stopTurn(sessionId: string): boolean {
+    return this.sessions.get(sessionId)?.stopTurn() ?? false;
+  }
+
   /** Every session's running turn settles (after the host stopped its workers). */
   async settle(): Promise<void> {
     await Promise.allSettled([...this.sessions.values()].map((s) => s.current));

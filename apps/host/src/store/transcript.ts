@@ -136,6 +136,11 @@ export function loadTranscript(sqlite: Database.Database, sessionId: string, aft
         out.push({ seq, kind: "observation", revision: JSON.parse(h.record) as HeaderRevision });
         break;
       }
+      case "turn_end": {
+        const detail = JSON.parse(row.detail as string) as { reason: string };
+        out.push({ seq, kind: "turn_end", reason: detail.reason, at_ms: row.at_ms as number });
+        break;
+      }
     }
   }
   return out;

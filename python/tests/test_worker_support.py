@@ -61,6 +61,7 @@ class FakeHost:
         extra_env: dict[str, str] | None = None,
         accept: bool = True,
         token_stdin: bool = False,
+        live_output: bool = False,
     ) -> None:
         self.dir = tempfile.mkdtemp(dir="/tmp", prefix="kw")
         self.path = os.path.join(self.dir, "s")
@@ -78,6 +79,8 @@ class FakeHost:
             argv += ["--skills", skills]
         if token_stdin:
             argv.append("--token-stdin")
+        if live_output:
+            argv.append("--live-output")
         env = {k: v for k, v in os.environ.items() if k != "KLBR_WORKER_TOKEN"}
         env["PYTHONPATH"] = str(PYTHON_DIR)
         if token is not None and not token_stdin:

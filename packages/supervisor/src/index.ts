@@ -1,7 +1,7 @@
 // @klbr/supervisor: spawn, handshake, exchange, interrupt and hard stop of klbr workers.
 
 // Starting a worker
-export { startWorker } from "./worker.js";
+export { startWorker } from "./start.js";
 export { resolvePython } from "./python.js";
 export { minimalEnv, MINIMAL_ENV_NAMES } from "./command.js";
 export type {
@@ -16,7 +16,7 @@ export type {
   WorkerRole,
   WorkerState,
 } from "./options.js";
-export type { WorkerSandbox } from "./sandbox.js";
+export type { WorkerSandbox } from "./options.js";
 export { DEFAULTS } from "./options.js";
 
 // Completions and exits

@@ -1,5 +1,4 @@
 import type { CellCompletion, HookCompletion, InterruptOutcome, WorkerExit } from "./completion.js";
-import type { WorkerSandbox } from "./sandbox.js";
 import type { HelloMessage, HookInput, HookSlot, HostReplyBody as HostReply, HostRequest } from "./wire.js";
 
 /** A worker's role. */
@@ -73,6 +72,22 @@ export interface StartWorkerOptions {
   sandbox?: WorkerSandbox;
   /** The worker is reached through another command (ssh to a remote keeper): see {@link WorkerTransport}. */
   transport?: WorkerTransport;
+}
+
+/**
+ * A worker run inside a wrapper such as bubblewrap: the same worker, a different command prefix.
+ * The wrapper must keep the worker's private directory reachable at the same path inside.
+ */
+export interface WorkerSandbox {
+  /** argv put before the worker's command; given the worker's private directory. */
+  prefix(privateDir: string): string[];
+  /**
+   * The prefix starts the command in a new pid namespace as the child of that namespace's init,
+   * which is the only child of the spawned process (bwrap --unshare-pid without --as-pid-1):
+   * SIGINT then goes to the worker itself under that init, and a hard stop kills the init
+   * first, which ends every process in the namespace, setsid or not, environment cleared or not.
+   */
+  pidNamespace?: boolean;
 }
 
 /**

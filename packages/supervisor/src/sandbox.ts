@@ -1,21 +1,6 @@
+import { readFileSync } from "node:fs";
 import type { WorkerCommand } from "./command.js";
 import { listProcs, readProc, type ProcEntry } from "./tree.js";
-
-/**
- * A worker run inside a wrapper such as bubblewrap: the same worker, a different command prefix.
- * The wrapper must keep the worker's private directory reachable at the same path inside.
- */
-export interface WorkerSandbox {
-  /** argv put before the worker's command; given the worker's private directory. */
-  prefix(privateDir: string): string[];
-  /**
-   * The prefix starts the command in a new pid namespace as the child of that namespace's init,
-   * which is the only child of the spawned process (bwrap --unshare-pid without --as-pid-1):
-   * SIGINT then goes to the worker itself under that init, and a hard stop kills the init
-   * first, which ends every process in the namespace, setsid or not, environment cleared or not.
-   */
-  pidNamespace?: boolean;
-}
 
 /** One process recorded with its start time, so a reused pid is never signalled. */
 export interface PinnedProc {
@@ -42,7 +27,7 @@ export function wrapCommand(cmd: WorkerCommand, prefix: string[]): WorkerCommand
 /**
  * Find the namespace init (the one child of `root`) and the worker (the one child of the init).
  * Called once the worker said hello, before any cell ran, so each has exactly one child; anything
- * else means the prefix is not what {@link WorkerSandbox.pidNamespace} promised: undefined.
+ * else means the prefix is not what `WorkerSandbox.pidNamespace` promised: undefined.
  */
 export function namespaceProcs(root: number, procs: ProcEntry[] = listProcs()): NamespaceProcs | undefined {
   const childrenOf = (pid: number) => procs.filter((p) => p.ppid === pid);
@@ -65,4 +50,22 @@ export function signalPinned(proc: PinnedProc, signal: NodeJS.Signals): boolean 
   } catch {
     return false;
   }
+}
+
+/** Pin `pid` with its start time (undefined when it is already gone). */
+export function pin(pid: number): PinnedProc | undefined {
+  const entry = readProc(pid);
+  return entry ? { pid, start: entry.start } : undefined;
+}
+
+/** The one child of `root`, pinned; undefined unless there is exactly one. */
+export function onlyChild(root: number): PinnedProc | undefined {
+  let text: string;
+  try {
+    text = readFileSync(`/proc/${root}/task/${root}/children`, "utf8").trim();
+  } catch {
+    return undefined;
+  }
+  const pids = text.split(/\s+/).filter(Boolean);
+  return pids.length === 1 ? pin(Number(pids[0])) : undefined;
 }

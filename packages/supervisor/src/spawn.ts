@@ -1,0 +1,106 @@
+import type { Readable } from "node:stream";
+import { execa } from "execa";
+import type { WorkerCommand } from "./command.js";
+import { drainInto } from "./drain.js";
+import { trackWorker } from "./exit-hook.js";
+import { guardArgv, readGuardStatus } from "./guard.js";
+import { pin, type PinnedProc } from "./sandbox.js";
+import type { ByteTail } from "./tail.js";
+import type { TreeTag } from "./tagged.js";
+import { recordRoot, type KnownProcs } from "./tree.js";
+
+/** A spawned guard and the worker command under it, as the rest of the worker sees them. */
+export interface SpawnedWorker {
+  /** The guard's pid: the root of the generation's tree and its process group. */
+  pid: number;
+  /** The transport's control pipe (the spawned command's stdin, the token already written). */
+  control: NodeJS.WritableStream | undefined;
+  /** stdout and stderr: destroyed at the very end, so a process that escaped every kill cannot hold the host. */
+  streams: Array<{ destroy(): unknown } | null | undefined>;
+  /** Both output pipes have closed. */
+  stdioClosed: Promise<void>;
+  /** The process's `exit` event was seen. */
+  exitSeen: Promise<void>;
+}
+
+/** Nothing was spawned: `failed` says why once execa has. */
+export interface SpawnFailure {
+  failed: Promise<{ message: string; cause: unknown }>;
+}
+
+/** What one spawn needs besides the command, and where it reports. */
+export interface SpawnSpec {
+  command: WorkerCommand;
+  cwd: string | undefined;
+  /** Written as the first line of stdin, which stays open as the transport's control pipe. */
+  transportToken: string | undefined;
+  dir: string;
+  known: KnownProcs;
+  tag: TreeTag;
+  stdout: ByteTail;
+  stderr: ByteTail;
+  /** The guard reported its one child (pinned; undefined when already gone). */
+  onInner(inner: PinnedProc | undefined): void;
+  /** The guard reported that it could not run the command. */
+  onGuardFailed(error: string): void;
+  onExit(code: number | null, signal: string | null): void;
+}
+
+/**
+ * Spawn `command` under the guard, in its own process group: it dies with the host (even kill -9),
+ * and as a subreaper it keeps and kills whatever the worker's tree leaves behind when the worker
+ * dies, setsid'd or env-cleared. Synchronous up to the pid's recording, so the pid is still ours.
+ */
+export function spawnGuarded(spec: SpawnSpec): SpawnedWorker | SpawnFailure {
+  const { command } = spec;
+  const [file, ...args] = guardArgv([command.file, ...command.args]);
+  const transport = spec.transportToken !== undefined;
+  const subprocess = execa(file, args, {
+    detached: true,
+    cleanup: false,
+    // fd 3: the guard's status line.
+    stdio: [transport ? "pipe" : "ignore", "pipe", "pipe", "pipe"],
+    buffer: false,
+    reject: false,
+    encoding: "buffer",
+    extendEnv: false,
+    env: command.env,
+    ...(spec.cwd !== undefined ? { cwd: spec.cwd } : {}),
+  });
+  if (subprocess.pid === undefined) {
+    return {
+      failed: subprocess.then((result) => ({
+        message: `could not spawn ${JSON.stringify(file)}: ${result.message ?? "unknown error"}`,
+        cause: result.cause,
+      })),
+    };
+  }
+  const pid = subprocess.pid;
+  let control: NodeJS.WritableStream | undefined;
+  if (transport && subprocess.stdin) {
+    // The command may die before reading it (EPIPE): its exit tells the story, not this stream.
+    subprocess.stdin.on("error", () => undefined);
+    subprocess.stdin.write(`${spec.transportToken}\n`);
+    control = subprocess.stdin;
+  }
+  // Not reaped before this synchronous code ends, so the pid is still ours: record its start
+  // time, and no tree kill after the reap can hit a process that reused the pid.
+  recordRoot(pid, spec.known);
+  trackWorker(pid, spec.dir, spec.known, spec.tag);
+  void readGuardStatus(subprocess.stdio[3] as Readable).then((status) => {
+    if ("pid" in status) spec.onInner(pin(status.pid));
+    // Unreported (the guard could not even run): the exit tells the story, as for any early exit.
+    else if (status.reported) spec.onGuardFailed(`could not run ${JSON.stringify(command.file)}: ${status.error}`);
+  });
+  drainInto(subprocess.stdout, spec.stdout);
+  drainInto(subprocess.stderr, spec.stderr);
+  const stdioClosed = Promise.all(
+    [subprocess.stdout, subprocess.stderr].map(
+      (stream) => new Promise<void>((resolve) => (stream && !stream.destroyed ? stream.once("close", () => resolve()) : resolve())),
+    ),
+  ).then(() => undefined);
+  const exitSeen = new Promise<void>((resolve) => subprocess.once("exit", () => resolve()));
+  subprocess.once("exit", (code, signal) => spec.onExit(code, signal));
+  void subprocess.catch(() => undefined);
+  return { pid, control, streams: [subprocess.stdout, subprocess.stderr], stdioClosed, exitSeen };
+}

@@ -7,6 +7,7 @@ describe("public surface", () => {
       "DEFAULTS",
       "GUARD_SCRIPT",
       "GUARD_STATUS_FD",
+      "LIVE_OUTPUT_FLAG",
       "MAX_SOCKET_PATH_BYTES",
       "MINIMAL_ENV_NAMES",
       "SupervisorError",

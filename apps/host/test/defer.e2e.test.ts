@@ -7,9 +7,9 @@ import { getEvent } from "../src/store/events";
 import { startTestHost, tempDir } from "./helpers";
 
 // attention.plan's answer comes from the behaviour release; these tests make it answer `defer` by
-// replacing the host's hook call on the instance, so the rest of the path is the host's own.
+// replacing the hooks service's call on the instance, so the rest of the path is the host's own.
 function deferring(host: Host, seconds: number): void {
-  (host as unknown as { invokeHook: () => Promise<HookOutcome> }).invokeHook = async () => ({ ok: true, value: { action: "defer", seconds }, revision: "test" });
+  (host.hooks as unknown as { invoke: () => Promise<HookOutcome> }).invoke = async () => ({ ok: true, value: { action: "defer", seconds }, revision: "test" });
 }
 const stops: Array<() => Promise<void>> = [];
 afterEach(async () => {

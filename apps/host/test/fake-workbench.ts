@@ -11,11 +11,7 @@ export const FAKE_REQUESTS = fileURLToPath(new URL("../../../packages/supervisor
  * what the Python runtime refuses to do. The real worker is shut down first.
  */
 export async function attachFakeWorkbench(host: Host, sessionId: string, generation: string): Promise<Worker> {
-  const internals = host as unknown as {
-    workbenches: Map<string, { worker: Worker | null }>;
-    requestLog: { replied: (e: never) => void };
-  };
-  const bench = internals.workbenches.get(sessionId);
+  const bench = host.workbenches.get(sessionId);
   if (!bench) throw new Error(`no workbench for session ${sessionId}`);
   await bench.worker?.shutdown();
   bench.worker = await startWorker({
@@ -24,7 +20,7 @@ export async function attachFakeWorkbench(host: Host, sessionId: string, generat
     generation,
     command: [process.execPath, FAKE_REQUESTS],
     handshakeTimeoutMs: 10_000,
-    onHostReply: (event) => internals.requestLog.replied(event as never),
+    onHostReply: (event) => host.requestLog.replied(event),
   });
   return bench.worker;
 }

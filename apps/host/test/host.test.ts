@@ -78,7 +78,7 @@ describe("local.send", () => {
 
   test("a retry with the same execution and request identity returns the same receipt", async () => {
     const live: LiveExecution = { id: "ex-retry", sessionId: "root", generation: "g-1", yielded: false, ended: false, hooksPin: null };
-    const ctx = { host, live, requestId: "req-1" };
+    const ctx = { host: host.services, live, requestId: "req-1" };
     const first = await localSend(ctx, { text: "once" });
     const second = await localSend(ctx, { text: "once" });
     expect(second).toEqual(first);
@@ -88,7 +88,7 @@ describe("local.send", () => {
 
   test("a send whose cell yields while the review runs is refused, and nothing durable is written", async () => {
     const live: LiveExecution = { id: "ex-late", sessionId: "root", generation: "g-1", yielded: false, ended: false, hooksPin: null };
-    const sending = localSend({ host, live, requestId: "req-late" }, { text: "too late" });
+    const sending = localSend({ host: host.services, live, requestId: "req-late" }, { text: "too late" });
     live.yielded = true; // the cell's runtime.wait was accepted while delivery.review ran
     await expect(sending).rejects.toMatchObject({ code: "scope_expired" });
     expect(findEffect(host.db, "ex-late", "req-late")).toBeUndefined();
@@ -280,10 +280,10 @@ describe("behavior.activate", () => {
     for (const f of readdirSync(draft)) chmodSync(join(draft, f), 0o644);
     writeFileSync(join(draft, "defaults.py"), `${readFileSync(join(draft, "defaults.py"), "utf8")}\n# revision two\n`);
     const release = snapshotRelease(draft, join(dataDir, "releases"));
-    const before = host.hooksInfo()!;
+    const before = host.hooks.info()!;
     const r = await cell(`a = await runtime.activate(${JSON.stringify(release.path)}, ${before.epoch})\n(a['epoch'], a['revision'])`);
     expect(resultOf(r)).toBe(`(${before.epoch + 1}, '${release.digest}')`);
-    expect(host.hooksInfo()!.revision).toBe(release.digest);
+    expect(host.hooks.info()!.revision).toBe(release.digest);
     expect(resultOf(await cell("survivor"))).toBe("'still here'");
     const stale = await cell(`try:\n    await runtime.activate(${JSON.stringify(release.path)}, ${before.epoch})\nexcept Exception as e:\n    c = e.code\nc`);
     expect(resultOf(stale)).toBe("'epoch_conflict'");
@@ -297,7 +297,7 @@ describe("behavior.activate", () => {
     for (const f of readdirSync(draft)) chmodSync(join(draft, f), 0o644);
     writeFileSync(join(draft, "README.md"), "# revision three\n");
     const release = snapshotRelease(draft, join(dataDir, "releases"));
-    const before = host.hooksInfo()!;
+    const before = host.hooks.info()!;
     const r = await cell(
       [
         "a = await runtime.send('first, under the old revision')",
@@ -310,7 +310,7 @@ describe("behavior.activate", () => {
     const revisionOf = (id: string) => host.db.select().from(effects).where(eq(effects.id, id)).get()!.hooksRevision;
     expect(revisionOf(first!)).toBe(before.revision);
     expect(revisionOf(second!)).toBe(before.revision);
-    expect(host.hooksInfo()!.revision).toBe(release.digest);
+    expect(host.hooks.info()!.revision).toBe(release.digest);
     const next = await cell("(await runtime.send('a new cell'))['effect_id']");
     expect(revisionOf(resultOf(next)!.replace(/'/g, ""))).toBe(release.digest);
   });
@@ -318,7 +318,7 @@ describe("behavior.activate", () => {
 
 describe("a workbench that cannot be restarted after its cell killed it", () => {
   test("the cell's report still comes back, and the next cell restarts the worker", async () => {
-    const internals = host as unknown as { python: string };
+    const internals = host.launch.settings;
     const python = internals.python;
     internals.python = "/nonexistent/klbr-python";
     let r;

@@ -39,7 +39,7 @@ async function until(check: () => boolean): Promise<void> {
   expect(check()).toBe(true);
 }
 const running = () => (host.status() as { workbenches: Array<{ session_id: string; running: string | null }> }).workbenches.find((w) => w.session_id === "root")?.running ?? null;
-const queuedCount = () => (host as unknown as { queued: Map<string, string> }).queued.size;
+const queuedCount = () => (host.cells as unknown as { queued: Map<string, string> }).queued.size;
 /** A cell that runs until a file appears (interruptible: it awaits). */
 const blockUntil = (file: string) => `import asyncio, os\nwhile not os.path.exists(${JSON.stringify(file)}):\n    await asyncio.sleep(0.02)\n'released'`;
 

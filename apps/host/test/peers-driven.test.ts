@@ -68,7 +68,7 @@ describe("peers driven by model turns (C13 with a route)", () => {
       { text: "finished my turn" },
     );
     await host.execute("await runtime.peer_send(p['peer_id'], 'w1', 'work on this')");
-    while (host.sessionIdle(session)) await new Promise((r) => setTimeout(r, 5));
+    while (host.sessions.idle(session)) await new Promise((r) => setTimeout(r, 5));
     const stop = await host.execute("await runtime.peer_stop(p['peer_id'], drain=True)");
     expect(stop.output[0]!.text).toMatch(/^\{'peer_id': 'peer-[^']+', 'status': 'stopping'\}$/);
     expect(existsSync(gate)).toBe(false);

@@ -62,7 +62,7 @@ describe("two sessions, through real cells", () => {
     expect(opened.session_id).not.toBe("root");
     peer = opened;
     expect(headerChain(host.db, peer.session_id)[0]).toMatchObject({ type: "header_pin", reason: "session_start" });
-    expect(host.sessionIdle(peer.session_id)).toBe(true);
+    expect(host.sessions.idle(peer.session_id)).toBe(true);
     const info = await call(peer.session_id, "await runtime.inspect()");
     expect(info).toMatchObject({ session_id: peer.session_id, generation: "g-1" });
     // Its own namespace: what root defines is not there.
@@ -96,7 +96,7 @@ describe("two sessions, through real cells", () => {
     // The opener got the answer as an input, framed `peer result <id> from <peer session>`.
     const back = notes.find((n) => n.type === "input" && n.session_id === "root") as Extract<Notification, { type: "input" }>;
     expect(back).toMatchObject({ source: "peer" });
-    const framed = host.takePendingInputs("root");
+    const framed = host.wakes.takePendingInputs("root");
     expect(framed.at(-1)).toMatch(new RegExp(`^\\[[^\\]]+ · peer result r1 from ${peer.session_id.replace(/[.]/g, "\\.")}\\]\\n\\{"answer":42\\}$`));
     expect(await call("root", "await runtime.peer_result('r1')")).toEqual({ request_id: "r1", status: "answered", result: { answer: 42 } });
     expect(openPeerRequests(host.db, "root")).toEqual({ outgoing: [], incoming: [] });
@@ -149,7 +149,7 @@ describe("two sessions, through real cells", () => {
     expect(await call(peer.session_id, "await runtime.peer_cancel('r4')")).toEqual({ request_id: "r4", status: "cancelled" });
     expect(await waiting).toEqual({ request_id: "r4", status: "cancelled" });
     expect(notes.some((n) => n.type === "input" && n.session_id === "root" && n.source === "peer")).toBe(true);
-    expect(host.takePendingInputs("root").at(-1)).toMatch(/ · peer result r4 from [^\]]+\]\ncancelled$/);
+    expect(host.wakes.takePendingInputs("root").at(-1)).toMatch(/ · peer result r4 from [^\]]+\]\ncancelled$/);
     expect(host.db.select().from(peerRequests).where(eq(peerRequests.requestId, "r4")).get()).toMatchObject({ status: "cancelled", cancelledBy: "peer" });
   });
 
@@ -199,13 +199,13 @@ describe("two sessions, through real cells", () => {
 
 describe("the frontier block", () => {
   test("lists a session's open peer requests in both directions, with their words", async () => {
-    const root = host.frontierBlock("root", 0);
+    const root = host.frontiers.block("root", 0);
     const section = root.slice(root.indexOf("## open peer requests"));
     expect(section).toMatch(/^## open peer requests\nsent, awaiting a result: request r5 to ps-\S+ \(peer peer-\S+\), sent \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\nonce\n/);
     expect(section).not.toContain("request via-alias"); // cancelled when its peer was stopped
     expect(section).not.toContain("request r1 ");
-    const peerSession = (host.status() as { peers: Array<{ session_id: string; requests: { pending: number } }> }).peers.find((p) => p.requests.pending === 1 && host.frontierBlock(p.session_id, 0).includes("r5"))!.session_id;
-    expect(host.frontierBlock(peerSession, 0)).toMatch(/\nreceived, not answered: \[[^\]]+ · peer request r5 from root\]\nonce\n/);
+    const peerSession = (host.status() as { peers: Array<{ session_id: string; requests: { pending: number } }> }).peers.find((p) => p.requests.pending === 1 && host.frontiers.block(p.session_id, 0).includes("r5"))!.session_id;
+    expect(host.frontiers.block(peerSession, 0)).toMatch(/\nreceived, not answered: \[[^\]]+ · peer request r5 from root\]\nonce\n/);
   });
 });
 
@@ -250,7 +250,7 @@ describe("peer.stop", () => {
     const gate = join(workspace, "drain-gate");
     await call("root", `await runtime.peer_send(${py(opened.peer_id)}, 'd1', 'pending at stop')`);
     const running = host.execute(`import os, asyncio\nwhile not os.path.exists(${py(gate)}):\n    await asyncio.sleep(0.01)\n'finished'`, opened.session_id);
-    await until(() => !host.sessionIdle(opened.session_id) && (host.status() as { sessions: Array<{ session_id: string; running: string | null }> }).sessions.some((s) => s.session_id === opened.session_id && s.running !== null));
+    await until(() => !host.sessions.idle(opened.session_id) && (host.status() as { sessions: Array<{ session_id: string; running: string | null }> }).sessions.some((s) => s.session_id === opened.session_id && s.running !== null));
     const stopped = new Promise<void>((resolve) => host.subscribe((n) => n.type === "session.stopped" && n.session_id === opened.session_id && resolve()));
     expect(await call("root", `await runtime.peer_stop(${py(opened.peer_id)}, drain=True)`)).toEqual({ peer_id: opened.peer_id, status: "stopping" });
     expect(await call("root", "await runtime.peer_result('d1')")).toEqual({ request_id: "d1", status: "cancelled" });

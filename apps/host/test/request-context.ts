@@ -23,11 +23,22 @@ export interface TestWorld {
   close(): void;
 }
 
+/** Services a test replaces: any basic, and any method of a service view. */
+export type TestServices = Partial<Omit<HostServices, "hooks" | "skills" | "instructions" | "status" | "wakes" | "sessions" | "frontiers">> & {
+  hooks?: Partial<HostServices["hooks"]>;
+  skills?: Partial<HostServices["skills"]>;
+  instructions?: Partial<HostServices["instructions"]>;
+  status?: Partial<HostServices["status"]>;
+  wakes?: Partial<HostServices["wakes"]>;
+  sessions?: Partial<HostServices["sessions"]>;
+  frontiers?: Partial<HostServices["frontiers"]>;
+};
+
 /** The host clock tests start at (2027-01-15T08:00:00Z). */
 export const T0 = 1_800_000_000_000;
 
 /** Build a request context over a fresh log; `host` overrides any service, `live` the foreground cell. */
-export function testWorld(opts: { host?: Partial<HostServices>; live?: Partial<LiveExecution>; hook?: HookOutcome } = {}): TestWorld {
+export function testWorld(opts: { host?: TestServices; live?: Partial<LiveExecution>; hook?: HookOutcome } = {}): TestWorld {
   const dir = mkdtempSync("/tmp/klbr-rq-");
   const dataDir = join(dir, "data");
   const workspace = join(dir, "ws");
@@ -45,21 +56,27 @@ export function testWorld(opts: { host?: Partial<HostServices>; live?: Partial<L
     db,
     now: () => now,
     newId: (prefix) => `${prefix}-${++ids}`,
-    invokeHook: async (_live, slot, input) => {
-      hookCalls.push({ slot, input });
-      return opts.hook ?? { ok: true, value: { action: "allow" }, revision: "rev-1" };
-    },
-    hooksInfo: () => null,
-    skillsIndex: () => ({ revision: null, ids: [], refused: [] }),
-    loadSkill: () => undefined,
-    instructions: () => ({ text: "" }),
-    reviseInstructions: () => null,
-    inspect: (sessionId) => ({ session_id: sessionId }),
-    activate: async () => ({}),
-    scheduleWaitDeadline: (waitId, deadlineMs) => void deadlines.push({ waitId, deadlineMs }),
-    takePendingInputs: () => [],
     notify: (n) => void notes.push(n),
     ...opts.host,
+    hooks: {
+      invoke: async (_live, slot, input) => {
+        hookCalls.push({ slot, input });
+        return opts.hook ?? { ok: true, value: { action: "allow" }, revision: "rev-1" };
+      },
+      info: () => null,
+      activate: async () => ({}),
+      ...opts.host?.hooks,
+    },
+    skills: { index: () => ({ revision: null, ids: [], refused: [] }), load: () => undefined, ...opts.host?.skills },
+    instructions: { current: () => ({ text: "" }), observe: () => null, ...opts.host?.instructions },
+    status: { inspect: (sessionId) => ({ session_id: sessionId }), ...opts.host?.status },
+    wakes: {
+      scheduleWaitDeadline: (waitId, deadlineMs) => void deadlines.push({ waitId, deadlineMs }),
+      takePendingInputs: () => [],
+      ...opts.host?.wakes,
+    } as HostServices["wakes"],
+    sessions: { ...opts.host?.sessions } as HostServices["sessions"],
+    frontiers: { ...opts.host?.frontiers } as HostServices["frontiers"],
   } satisfies Partial<HostServices>) as unknown as HostServices;
   const live: LiveExecution = { id: "ex-1", sessionId: "root", generation: "g-1", yielded: false, ended: false, hooksPin: null, ...opts.live };
   startExecution(db, { id: live.id, sessionId: live.sessionId, generation: live.generation, code: "pass", startedAtMs: now });

@@ -80,7 +80,7 @@ describe("a host started again on the same data directory", () => {
   test("a wait deadline scheduled while the host stops sets no timer on the closed log", async () => {
     const host = await Host.start({ dataDir, workspace });
     await host.stop();
-    host.scheduleWaitDeadline("wait-after-stop", 0);
+    host.wakes.scheduleWaitDeadline("wait-after-stop", 0);
     // A timer due at once fires before this one; had it been set, it would throw on the closed database.
     await new Promise((r) => setTimeout(r, 20));
   });

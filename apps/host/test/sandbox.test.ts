@@ -325,7 +325,7 @@ describe.skipIf(!HAS_BWRAP)("bwrap with the network on, and bwrap unable to star
       writeFileSync(join(draft, "defaults.py"), readFileSync(join(draft, "defaults.py"), "utf8") + spy);
       const release = snapshotRelease(draft, join(h.dataDir, "releases"));
       expect(readdirSync(join(h.dataDir, "releases")).length).toBeGreaterThanOrEqual(2); // the default one too
-      const epoch = h.host.hooksInfo()!.epoch;
+      const epoch = h.host.hooks.info()!.epoch;
       const done = await h.host.execute(`await runtime.activate(${JSON.stringify(release.path)}, ${epoch})\nr = await runtime.send('hi')\n(r['status'], r['reason'])`);
       const [, status, reason] = /^\('(\w+)', '(.*)'\)$/.exec(done.output.at(-1)!.text) ?? [];
       expect(status).toBe("held");

@@ -11,7 +11,7 @@ afterEach(() => world.close());
 
 function setup(): TestWorld {
   activated = [];
-  world = testWorld({ host: { activate: async (path, epoch) => (activated.push([path, epoch]), { epoch: epoch + 1 }) } });
+  world = testWorld({ host: { hooks: { activate: async (path, epoch) => (activated.push([path, epoch]), { epoch: epoch + 1 }) } } });
   mkdirSync(join(world.dataDir, "releases", DIGEST), { recursive: true });
   return world;
 }

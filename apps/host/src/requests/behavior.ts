@@ -24,5 +24,5 @@ export async function releasePathOf(dataDir: string, path: string): Promise<stri
 /** behavior.activate: the path check, then the candidate handshake, then the epoch compare-and-swap. */
 export async function behaviorActivate(ctx: RequestContext, params: { path: string; expected_epoch: number }): Promise<unknown> {
   const path = await releasePathOf(ctx.host.dataDir, params.path);
-  return ctx.host.activate(path, params.expected_epoch);
+  return ctx.host.hooks.activate(path, params.expected_epoch);
 }

@@ -1,30 +1,72 @@
 import type { SessionActor } from "@klbr/header";
 import type { HostDb } from "../db/open";
+import type { HookOutcome, LiveExecution } from "../runtime/live-execution";
 import type { PeerSignals } from "../runtime/peer-signals";
 import type { RemoteService } from "../runtime/remote-service";
 import type { EventRow } from "../store/events";
 import type { WaitRow } from "../store/waits";
 import type { SandboxView } from "../sandbox/settings";
 
-/** A hook decision as the host saw it: the worker's validated value, or why there is none. */
-export type HookOutcome =
-  | { ok: true; value: Record<string, unknown>; revision: string }
-  | { ok: false; reason: string; revision: string | null };
+export type { HookOutcome, LiveExecution };
 
-/** The foreground cell a request belongs to; only it may make host effects (spec "Scope"). */
-export interface LiveExecution {
-  readonly id: string;
-  readonly sessionId: string;
-  readonly generation: string;
-  /** Set when the host accepted a wait: the execution may make no further request. */
-  yielded: boolean;
-  /** Set when the cell completed. */
-  ended: boolean;
-  /** The hooks revision this cell first used; later hooks in the cell use the same one. */
-  hooksPin: unknown;
+/** Decision slots and the active behaviour revision (runtime/hooks-service.ts). */
+export interface HookAccess {
+  invoke(live: LiveExecution | null, slot: "attention.plan" | "delivery.review", input: unknown): Promise<HookOutcome>;
+  info(): { revision: string; epoch: number; path: string; hooks: Record<string, string> } | null;
+  /** behavior.activate: candidate handshake, then the epoch compare-and-swap. */
+  activate(path: string, expectedEpoch: number): Promise<unknown>;
 }
 
-/** What request handlers may use of the host. */
+/** The skill set the session's current generation loaded (C4: a skill written mid-turn is the next generation's). */
+export interface SkillAccess {
+  index(sessionId: string): unknown;
+  load(sessionId: string, id: string): unknown;
+}
+
+/** A session's instruction header (runtime/instructions.ts). */
+export interface InstructionAccess {
+  current(sessionId: string): unknown;
+  /**
+   * Observe a session's instruction sources now (a change is a header revision attributed to
+   * `actor`); returns the session's header digest after it, or null when it has no header yet.
+   */
+  observe(sessionId: string, actor: SessionActor): string | null;
+}
+
+/** Inputs, waits and their timers (runtime/wakes.ts). */
+export interface WakeAccess {
+  scheduleWaitDeadline(waitId: string, deadlineMs: number): void;
+  /** The session's unconsumed inputs, framed for the model, now consumed by a wake. */
+  takePendingInputs(sessionId: string): string[];
+  /** Tell subscribers an input arrived and announce the waits it woke (the tail every input's path shares). */
+  announceInput(event: EventRow, woken: WaitRow[]): void;
+}
+
+/** Sessions opened and closed (runtime/sessions.ts). */
+export interface SessionAccess {
+  /** Pin a new session's instruction header from the current sources. */
+  pin(sessionId: string): Promise<void>;
+  /** Whether a session's workbench runs no cell and has none queued. */
+  idle(sessionId: string): boolean;
+  /**
+   * Close a session for good: no cell starts there again; its workbench stops after its current
+   * turn (when driven) and the cell it runs (drain), or at once (hard stop). Resolves false when
+   * the host stopped first.
+   */
+  close(sessionId: string, drain: boolean): Promise<boolean>;
+}
+
+/** Read-only views (runtime/status.ts). */
+export interface StatusAccess {
+  inspect(sessionId: string): unknown;
+}
+
+/** frontier.select (C12) for a session's live execution (runtime/frontiers.ts). */
+export interface FrontierAccess {
+  select(sessionId: string, executionId: string): unknown;
+}
+
+/** What request handlers may use of the host: the basics, and one small view per service. */
 export interface HostServices {
   readonly workspace: string;
   readonly dataDir: string;
@@ -35,39 +77,16 @@ export interface HostServices {
   /** The environment a command starts from: the C15 minimal base, passed names, the host's tag. */
   baseEnv(): Record<string, string>;
   newId(prefix: string): string;
-  invokeHook(live: LiveExecution | null, slot: "attention.plan" | "delivery.review", input: unknown): Promise<HookOutcome>;
-  hooksInfo(): { revision: string; epoch: number; path: string; hooks: Record<string, string> } | null;
-  /** The skill set the session's current generation loaded (C4: a skill written mid-turn is the next generation's). */
-  skillsIndex(sessionId: string): unknown;
-  loadSkill(sessionId: string, id: string): unknown;
-  instructions(sessionId: string): unknown;
-  /**
-   * Observe a session's instruction sources now (a change is a header revision attributed to
-   * `actor`); returns the session's header digest after it, or null when it has no header yet.
-   */
-  reviseInstructions(sessionId: string, actor: SessionActor): string | null;
-  inspect(sessionId: string): unknown;
-  activate(path: string, expectedEpoch: number): Promise<unknown>;
-  scheduleWaitDeadline(waitId: string, deadlineMs: number): void;
-  /** The session's unconsumed inputs, framed for the model, now consumed by a wake. */
-  takePendingInputs(sessionId: string): string[];
   notify(notification: Notification): void;
-  /** Tell subscribers an input arrived and announce the waits it woke (the tail every input's path shares). */
-  announceInput(event: EventRow, woken: WaitRow[]): void;
-  /** Pin a new session's instruction header from the current sources. */
-  pinSession(sessionId: string): Promise<void>;
-  /** Whether a session's workbench runs no cell and has none queued. */
-  sessionIdle(sessionId: string): boolean;
-  /**
-   * Close a session for good: no cell starts there again; its workbench stops after its current
-   * turn (when driven) and the cell it runs (drain), or at once (hard stop). Resolves false when
-   * the host stopped first.
-   */
-  closeSession(sessionId: string, drain: boolean): Promise<boolean>;
+  readonly hooks: HookAccess;
+  readonly skills: SkillAccess;
+  readonly instructions: InstructionAccess;
+  readonly wakes: WakeAccess;
+  readonly sessions: SessionAccess;
+  readonly status: StatusAccess;
+  readonly frontiers: FrontierAccess;
   /** In-cell waits on peer requests (peer.result with wait_ms). */
   readonly peerSignals: PeerSignals;
-  /** frontier.select (C12) for a session's live execution. */
-  frontierSelect(sessionId: string, executionId: string): unknown;
   /** Remote namespaces over ssh (C14). */
   readonly remote: RemoteService;
 }

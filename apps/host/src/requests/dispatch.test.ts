@@ -12,7 +12,7 @@ describe("dispatch", () => {
   });
 
   test("a method goes to its family's handler with its params (method stripped)", async () => {
-    world = testWorld({ host: { inspect: (s) => ({ inspected: s }) } });
+    world = testWorld({ host: { status: { inspect: (s) => ({ inspected: s }) } } });
     expect(await dispatch(world.ctx, { method: "runtime.inspect" })).toEqual({ inspected: "root" });
   });
 

@@ -6,5 +6,5 @@ import type { RequestContext } from "./context";
  * after it, so the model reads it in the first request after the fold.
  */
 export async function frontierSelect(ctx: RequestContext): Promise<unknown> {
-  return ctx.host.frontierSelect(ctx.live.sessionId, ctx.live.id);
+  return ctx.host.frontiers.select(ctx.live.sessionId, ctx.live.id);
 }

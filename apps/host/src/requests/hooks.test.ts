@@ -14,7 +14,7 @@ describe("hooks.list / hooks.describe handlers", () => {
   });
 
   test("list: the revision, epoch and each slot's entrypoint", async () => {
-    world = testWorld({ host: { hooksInfo: () => info } });
+    world = testWorld({ host: { hooks: { info: () => info } } });
     expect(await hooksList(world.ctx)).toEqual({
       revision: info.revision,
       epoch: 3,
@@ -26,7 +26,7 @@ describe("hooks.list / hooks.describe handlers", () => {
   });
 
   test("describe: the slot's contract and the 2 s budget; an unknown slot is not_found", async () => {
-    world = testWorld({ host: { hooksInfo: () => info } });
+    world = testWorld({ host: { hooks: { info: () => info } } });
     expect(await hooksDescribe(world.ctx, { slot: "delivery.review" })).toEqual({
       slot: "delivery.review",
       entrypoint: "klbr_hooks.defaults:delivery",
@@ -38,7 +38,7 @@ describe("hooks.list / hooks.describe handlers", () => {
     await expect(hooksDescribe(world.ctx, { slot: "nope" })).rejects.toMatchObject({ code: "not_found" });
     // A slot with a contract that the release does not implement is not found either.
     world.close();
-    world = testWorld({ host: { hooksInfo: () => ({ ...info, hooks: { "attention.plan": "m:f" } }) } });
+    world = testWorld({ host: { hooks: { info: () => ({ ...info, hooks: { "attention.plan": "m:f" } }) } } });
     await expect(hooksDescribe(world.ctx, { slot: "delivery.review" })).rejects.toMatchObject({ code: "not_found" });
   });
 });

@@ -14,7 +14,7 @@ export const SLOT_CONTRACTS: Record<string, { input: string; results: string[] }
 };
 
 function activeHooks(ctx: RequestContext) {
-  const info = ctx.host.hooksInfo();
+  const info = ctx.host.hooks.info();
   if (!info) throw new ReplyError("unavailable", "no behaviour revision is active");
   return info;
 }

@@ -43,8 +43,8 @@ describe("local.send handler", () => {
     ["ended", { ended: true }],
   ])("a cell that %s while its send was reviewed makes no effect (scope_expired)", async (_name, change) => {
     world = testWorld();
-    const invoke = world.host.invokeHook.bind(world.host);
-    world.host.invokeHook = async (live, slot, input) => {
+    const invoke = world.host.hooks.invoke.bind(world.host.hooks);
+    world.host.hooks.invoke = async (live, slot, input) => {
       Object.assign(world.live, change);
       return invoke(live, slot, input);
     };

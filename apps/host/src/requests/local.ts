@@ -4,7 +4,7 @@ import type { RequestContext } from "./context";
 import { ReplyError } from "./errors";
 
 /** The reason a send is held when no valid review decision exists. */
-function heldReason(outcome: Awaited<ReturnType<RequestContext["host"]["invokeHook"]>>): string | null {
+function heldReason(outcome: Awaited<ReturnType<RequestContext["host"]["hooks"]["invoke"]>>): string | null {
   if (!outcome.ok) return `delivery review unavailable: ${outcome.reason}`;
   if (outcome.value.action === "allow") return null;
   if (outcome.value.action === "hold") return String(outcome.value.reason);
@@ -21,7 +21,7 @@ export async function localSend(ctx: RequestContext, params: { text: string }): 
   const existing = findEffect(host.db, live.id, requestId);
   if (existing) return receiptOf(existing);
   const effectId = host.newId("eff");
-  const outcome = await host.invokeHook(live, "delivery.review", {
+  const outcome = await host.hooks.invoke(live, "delivery.review", {
     effect_id: effectId,
     destination: "operator",
     text: params.text,

@@ -87,7 +87,7 @@ export async function peerOpen(ctx: RequestContext, params: { mode: string; evid
     },
     { behavior: "immediate" },
   );
-  await host.pinSession(row.sessionId);
+  await host.sessions.pin(row.sessionId);
   return { peer_id: row.id, session_id: row.sessionId, status: "open" };
 }
 
@@ -135,7 +135,7 @@ export async function peerSend(ctx: RequestContext, params: { peer_id: string; r
     },
     { behavior: "immediate" },
   );
-  if (outcome.admitted) host.announceInput(outcome.admitted.event, outcome.admitted.woken);
+  if (outcome.admitted) host.wakes.announceInput(outcome.admitted.event, outcome.admitted.woken);
   return sendReply(outcome.row);
 }
 
@@ -187,7 +187,7 @@ export async function peerSubmitResult(ctx: RequestContext, params: { request_id
     },
     { behavior: "immediate" },
   );
-  host.announceInput(admitted.event, admitted.woken);
+  host.wakes.announceInput(admitted.event, admitted.woken);
   host.peerSignals.settle(row.id);
   return { request_id: row.requestId, status: "answered" };
 }
@@ -218,7 +218,7 @@ export async function peerCancel(ctx: RequestContext, params: { request_id: stri
     },
     { behavior: "immediate" },
   );
-  if (admitted) host.announceInput(admitted.event, admitted.woken);
+  if (admitted) host.wakes.announceInput(admitted.event, admitted.woken);
   host.peerSignals.settle(row.id);
   return { request_id: row.requestId, status: "cancelled" };
 }
@@ -257,11 +257,11 @@ export async function peerStop(ctx: RequestContext, params: { peer_id: string; d
   );
   for (const row of cancelled) host.peerSignals.settle(row.id);
   if (!params.drain) {
-    await host.closeSession(peer.sessionId, false);
+    await host.sessions.close(peer.sessionId, false);
     return { peer_id: peer.id, status: "stopped" };
   }
-  const idle = host.sessionIdle(peer.sessionId);
-  const drained = host.closeSession(peer.sessionId, true).then((completed) => {
+  const idle = host.sessions.idle(peer.sessionId);
+  const drained = host.sessions.close(peer.sessionId, true).then((completed) => {
     if (completed) finishStop(host.db, peer.id, "drain", host.now());
   });
   if (idle) {

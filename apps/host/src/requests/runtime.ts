@@ -19,19 +19,19 @@ export async function runtimeWait(ctx: RequestContext, params: { seconds: number
   });
   live.yielded = true;
   if (row.state === "woken") {
-    host.notify({ type: "wake", session_id: live.sessionId, wait_id: row.id, woken_by: "pending_input", at_ms: now, inputs: host.takePendingInputs(live.sessionId) });
+    host.notify({ type: "wake", session_id: live.sessionId, wait_id: row.id, woken_by: "pending_input", at_ms: now, inputs: host.wakes.takePendingInputs(live.sessionId) });
   } else if (row.deadlineMs !== null) {
-    host.scheduleWaitDeadline(row.id, row.deadlineMs);
+    host.wakes.scheduleWaitDeadline(row.id, row.deadlineMs);
   }
   return reply;
 }
 
 /** runtime.inspect (C8): the host clock, the session's worker and the behaviour revision. */
 export async function runtimeInspect(ctx: RequestContext): Promise<unknown> {
-  return ctx.host.inspect(ctx.live.sessionId);
+  return ctx.host.status.inspect(ctx.live.sessionId);
 }
 
 /** runtime.instructions: the exact current instruction text, resolved from the header chain. */
 export async function runtimeInstructions(ctx: RequestContext): Promise<unknown> {
-  return ctx.host.instructions(ctx.live.sessionId);
+  return ctx.host.instructions.current(ctx.live.sessionId);
 }

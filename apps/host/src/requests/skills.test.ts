@@ -11,8 +11,10 @@ describe("skills.index / skills.load handlers", () => {
     world = testWorld({
       live: { sessionId: "s-2" },
       host: {
-        skillsIndex: (session) => (asked.push(["index", session]), { revision: "r", ids: ["a"], refused: [] }),
-        loadSkill: (session, id) => (asked.push(["load", session, id]), { id, digest: "d", body: "# a\n" }),
+        skills: {
+          index: (session) => (asked.push(["index", session]), { revision: "r", ids: ["a"], refused: [] }),
+          load: (session, id) => (asked.push(["load", session, id]), { id, digest: "d", body: "# a\n" }),
+        },
       },
     });
     expect(await skillsIndex(world.ctx)).toEqual({ revision: "r", ids: ["a"], refused: [] });

@@ -3,7 +3,7 @@ import { isActivationError, openActivationStore, readManifest, type ActivationSt
 import type { Worker } from "@klbr/supervisor";
 import { ReplyError } from "../requests/errors";
 import { snapshotDefaultSource } from "./default-source";
-import type { HooksGeneration } from "./hooks-service";
+import type { HooksGeneration } from "./hooks-generation";
 
 /** A release the host may start a hooks worker on. */
 export interface ReleaseRef {

@@ -3,7 +3,8 @@ import { frameInput, stampOrUnknown } from "@klbr/transcript";
 import type Database from "better-sqlite3";
 import type { HostDb } from "../db/open";
 import { stagedCandidates } from "../store/orientation";
-import { cellResult, loadTranscript } from "../store/transcript";
+import { cellResult, executionCode, lastCellThrough, loadTranscript } from "../store/transcript";
+import { sessionOpenWaits } from "../store/waits";
 import { openWorkItems } from "../store/work-items";
 
 /** What a section provider reads: the log, the session, and the last record the fold covers. */
@@ -47,16 +48,16 @@ export const stagedCandidatesSection: FrontierSectionProvider = ({ db, sessionId
 
 /** The session's open waits. */
 export const openWaitsSection: FrontierSectionProvider = ({ sqlite, sessionId }) => {
-  const rows = sqlite.prepare("SELECT id, reason, deadline_ms FROM waits WHERE session_id = ? AND state = 'waiting' ORDER BY created_at_ms, id").all(sessionId) as Array<{ id: string; reason: string; deadline_ms: number | null }>;
+  const rows = sessionOpenWaits(sqlite, sessionId);
   return { title: "open waits", lines: rows.map((w) => `wait ${w.id}: ${w.reason}; deadline ${w.deadline_ms === null ? "none" : stampOrUnknown(w.deadline_ms)}`) };
 };
 
 /** The last cell the fold covers, its source and its framed result. */
 export const lastCellSection: FrontierSectionProvider = ({ sqlite, sessionId, coversThrough }) => {
-  const row = sqlite.prepare("SELECT ref FROM transcript_records WHERE session_id = ? AND kind = 'cell' AND seq <= ? ORDER BY seq DESC LIMIT 1").get(sessionId, coversThrough) as { ref: string } | undefined;
-  if (!row) return { title: "last cell", lines: [] };
-  const code = (sqlite.prepare("SELECT code FROM executions WHERE id = ?").get(row.ref) as { code: string } | undefined)?.code ?? "";
-  const result = cellResult(sqlite, row.ref);
+  const ref = lastCellThrough(sqlite, sessionId, coversThrough);
+  if (ref === undefined) return { title: "last cell", lines: [] };
+  const code = executionCode(sqlite, ref);
+  const result = cellResult(sqlite, ref);
   return { title: "last cell", lines: [`\`\`\`python\n${code}${code.endsWith("\n") ? "" : "\n"}\`\`\``, result ? renderCellResult(result) : "(no result recorded)"] };
 };
 

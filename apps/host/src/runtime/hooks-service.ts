@@ -1,31 +1,72 @@
-import type { HookSlot, Worker } from "@klbr/supervisor";
-import type { HookOutcome, LiveExecution } from "../requests/context";
+import type Database from "better-sqlite3";
+import { startWorker, type HookSlot, type Worker } from "@klbr/supervisor";
+import type { HostDb } from "../db/open";
+import type { HookOutcome, LiveExecution } from "./live-execution";
+import { recordIncident } from "../store/incidents";
+import { BehaviourManager, type ReleaseRef } from "./behaviour";
+import type { HooksGeneration } from "./hooks-generation";
+import { newId } from "./ids";
+import type { HostLife } from "./lifecycle";
+import type { Notify } from "./notifier";
+import { noteRuntimeVersion } from "./version-check";
+import type { WorkerLaunch } from "./worker-launch";
 
-/** One running hooks worker bound to one activated release. */
-export interface HooksGeneration {
-  readonly worker: Worker;
-  readonly revision: string;
-  readonly epoch: number;
-  readonly path: string;
-  readonly hooks: Record<string, string>;
-  /** Executions that used this revision and have not ended; the worker lives until they do. */
-  readonly pinnedBy: Set<string>;
-  retired: boolean;
+/** The session hooks workers are started under. */
+const HOOKS_SESSION = "root";
+
+export type { HooksGeneration };
+
+/** The active revision as runtime.inspect and hooks.* show it. */
+export interface HooksInfo {
+  revision: string;
+  epoch: number;
+  path: string;
+  hooks: Record<string, string>;
+}
+
+/** What the hooks service uses of the host. */
+export interface HooksDeps {
+  db: HostDb;
+  sqlite: Database.Database;
+  now(): number;
+  notify: Notify["notify"];
+  life: Pick<HostLife, "stopping" | "refuseWhenStopping" | "keepUnlessStopping">;
+  launch: WorkerLaunch;
+  releasesDir: string;
+  /** The default behaviour source, released and activated on first start. */
+  defaultSource: string;
 }
 
 /**
  * The active behaviour revision and the hooks worker serving it. A cell that used a hook keeps
  * using the same revision until it ends, even if an activation switches the active one meanwhile;
- * a retired generation is shut down when its last pin is released.
+ * a retired generation is shut down when its last pin is released. A dead worker is replaced on
+ * the same release before the next invocation.
  */
 export class HooksService {
   private active: HooksGeneration | null = null;
+  private readonly behaviour: BehaviourManager;
+  /** The replacement of a dead hooks worker under way, shared by every caller that found it dead. */
+  private restarting: Promise<void> | null = null;
 
-  constructor(private readonly onRetired: (gen: HooksGeneration) => void) {}
+  constructor(private readonly deps: HooksDeps) {
+    this.behaviour = new BehaviourManager(deps.sqlite, deps.releasesDir, deps.defaultSource, (release) => this.spawn(release));
+  }
 
   /** The active generation, if any. */
   get current(): HooksGeneration | null {
     return this.active;
+  }
+
+  /** Apply the activation store's migrations (before recovery reads the log). */
+  migrate(): void {
+    this.behaviour.migrate();
+  }
+
+  /** Start the hooks worker on the active release (the default source's first). */
+  async start(): Promise<void> {
+    const gen = await this.behaviour.startActive();
+    if (gen) this.install(gen);
   }
 
   /** Install a new active generation; the old one retires when no cell pins it. */
@@ -34,12 +75,26 @@ export class HooksService {
     this.active = gen;
     if (old) {
       old.retired = true;
-      if (old.pinnedBy.size === 0) this.onRetired(old);
+      if (old.pinnedBy.size === 0) this.retire(old);
     }
   }
 
-  /** Invoke a slot for a cell (pinning its revision) or for the host itself (`live` null). */
+  /** The active behaviour revision and its manifest entrypoints. */
+  info(): HooksInfo | null {
+    const gen = this.active;
+    return gen ? { revision: gen.revision, epoch: gen.epoch, path: gen.path, hooks: gen.hooks } : null;
+  }
+
+  /** Invoke a decision slot for a cell (pinning its revision) or for the host (`live` null); a dead worker is replaced first. */
   async invoke(live: LiveExecution | null, slot: HookSlot, input: unknown): Promise<HookOutcome> {
+    const current = this.active;
+    if (current && current.worker.state === "dead" && !live?.hooksPin && !this.deps.life.stopping) {
+      try {
+        await this.restart(current);
+      } catch (error) {
+        return { ok: false, reason: `hooks worker could not be restarted: ${(error as Error).message}`, revision: current.revision };
+      }
+    }
     let gen = (live?.hooksPin as HooksGeneration | undefined) ?? this.active;
     if (!gen) return { ok: false, reason: "no behaviour revision is active", revision: null };
     if (live && !live.hooksPin) {
@@ -57,7 +112,61 @@ export class HooksService {
     const gen = live.hooksPin as HooksGeneration | undefined;
     if (!gen) return;
     gen.pinnedBy.delete(live.id);
-    if (gen.retired && gen.pinnedBy.size === 0) this.onRetired(gen);
+    if (gen.retired && gen.pinnedBy.size === 0) this.retire(gen);
+  }
+
+  /** behavior.activate: candidate handshake first, then the compare-and-swap; the workbenches stay. */
+  async activate(path: string, expectedEpoch: number): Promise<unknown> {
+    const outcome = await this.behaviour.activate(path, expectedEpoch);
+    this.install(outcome.generation);
+    this.deps.notify({ type: "hooks", revision: outcome.generation.revision, epoch: outcome.generation.epoch, at_ms: this.deps.now() });
+    return { epoch: outcome.generation.epoch, revision: outcome.generation.revision, path: outcome.generation.path };
+  }
+
+  /** Every hooks worker running or starting now (the host shuts them down when it stops). */
+  workers(): Worker[] {
+    return [...(this.active ? [this.active.worker] : []), ...this.behaviour.strayWorkers()];
+  }
+
+  /**
+   * Replace a dead hooks worker on the same release, once for every caller that found it dead.
+   * An activation that installed a new generation meanwhile wins: the replacement is discarded.
+   */
+  private restart(dead: HooksGeneration): Promise<void> {
+    this.restarting ??= (async () => {
+      recordIncident(this.deps.db, "hooks.restart", { revision: dead.revision, reason: "worker not running" }, this.deps.now());
+      const replacement = await this.spawn({ path: dead.path, digest: dead.revision, epoch: dead.epoch });
+      if (this.active === dead) this.install(replacement);
+      else await replacement.worker.shutdown().catch(() => undefined);
+    })().finally(() => {
+      this.restarting = null;
+    });
+    return this.restarting;
+  }
+
+  /** Start a hooks worker on a release and check that its hello names that release. */
+  private async spawn(release: ReleaseRef): Promise<HooksGeneration> {
+    const { life, launch, db } = this.deps;
+    life.refuseWhenStopping("hooks");
+    const worker = await life.keepUnlessStopping(
+      startWorker({
+        ...launch.common(),
+        role: "hooks",
+        sessionId: HOOKS_SESSION,
+        generation: newId("h"),
+        sourceDir: release.path,
+        expect: { revision: release.digest, skills: null },
+        // The release lies in the data directory, which the sandbox hides: exactly it shows, read-only.
+        sandbox: launch.settings.sandbox.worker([release.path]),
+      }),
+      "hooks",
+    );
+    noteRuntimeVersion(db, worker, { role: "hooks", sessionId: HOOKS_SESSION }, this.deps.now());
+    return { worker, revision: release.digest, epoch: release.epoch, path: release.path, hooks: this.behaviour.manifestHooks(release.path), pinnedBy: new Set(), retired: false };
+  }
+
+  private retire(gen: HooksGeneration): void {
+    void gen.worker.shutdown().catch(() => undefined);
   }
 }
 

@@ -4,3 +4,6 @@ import { randomBytes } from "node:crypto";
 export function newId(prefix: string): string {
   return `${prefix}-${Date.now().toString(36)}-${randomBytes(4).toString("hex")}`;
 }
+
+/** The root session every host runs. */
+export const ROOT_SESSION = "root";

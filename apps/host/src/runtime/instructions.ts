@@ -52,6 +52,15 @@ export class InstructionHeaders {
     return revision.digest;
   }
 
+  /**
+   * Bring a session's header up to date with changes made outside it (another session adopted
+   * orientation in its scope): observed as a host revision. Done before each of its requests; a
+   * model driver calls it before assembling a request.
+   */
+  observeOutside(sessionId: string): string | null {
+    return this.observe(sessionId, { origin: "host", reason: "instruction sources changed outside this session" });
+  }
+
   /** runtime.instructions: the exact current text, and where the chain stopped if a link did not reconstruct. */
   current(sessionId: string): unknown {
     const chain = headerChain(this.db, sessionId);

@@ -1,7 +1,7 @@
 import { collectRuntime, findTarget, installScript, isRemoteError, openRemoteWorker, readTargets, type InstalledRuntime, type RemoteWorker } from "@klbr/remote";
 import type { CellCompletion } from "@klbr/supervisor";
 import type { HostDb } from "../db/open";
-import type { LiveExecution } from "../requests/context";
+import type { LiveExecution } from "./live-execution";
 import { invalidRequest, ReplyError } from "../requests/errors";
 import {
   closeNamespace,

@@ -16,9 +16,7 @@ import {
 } from "@klbr/driver";
 import { fold, JOINED_SOURCE, resolve } from "@klbr/header";
 import type Database from "better-sqlite3";
-import { and, eq, gt } from "drizzle-orm";
 import type { HostDb } from "../db/open";
-import { events, waits } from "../db/schema";
 import type { Notification } from "../requests/context";
 import { markConsumed } from "../store/events";
 import { getExecution } from "../store/executions";

@@ -13,6 +13,11 @@ export class SkillsService {
     return this.last?.revision ?? null;
   }
 
+  /** The live index's revision (both roots indexed now), or null when a root is unusable. */
+  async liveRevision(): Promise<string | null> {
+    return (await this.reindex().catch(() => null))?.revision ?? null;
+  }
+
   /** Index both roots again. */
   async reindex(): Promise<SkillIndex> {
     this.last = await indexSkills(this.roots);
@@ -49,5 +54,26 @@ export class SkillsService {
   /** The instruction sources this index implies, with a session's adopted sources between contract and skills. */
   sources(index: SkillIndex, adopted: readonly InstructionSource[] = []): InstructionSource[] {
     return instructionSources(index, adopted);
+  }
+}
+
+/**
+ * skills.index and skills.load for a session: the set its current workbench generation loaded
+ * (C4: a skill written since is the next generation's).
+ */
+export class SessionSkills {
+  constructor(
+    private readonly skills: SkillsService,
+    private readonly generations: { skillSet(sessionId: string): SkillIndex },
+  ) {}
+
+  /** The session's generation's set, as the model may see it. */
+  index(sessionId: string): unknown {
+    return this.skills.view(this.generations.skillSet(sessionId));
+  }
+
+  /** One skill body of the session's generation's set, checked against the digest it was indexed with. */
+  load(sessionId: string, id: string): unknown {
+    return this.skills.load(this.generations.skillSet(sessionId), id);
   }
 }

@@ -1,6 +1,8 @@
 import { findRoute, routeKey, type Route, type RoutesFile } from "@klbr/driver";
 import { closeRunningModelRequests } from "../store/model-requests";
 import { recordIncident } from "../store/incidents";
+import type { Notification } from "../requests/context";
+import { sessionsToResume } from "../store/transcript";
 import { readRoutes } from "./routes-file";
 import { SessionTurns, type TurnHost } from "./session";
 
@@ -39,10 +41,14 @@ export class Turns {
     const { db, sqlite } = this.host;
     const cut = closeRunningModelRequests(db, this.host.now());
     if (cut.length > 0) recordIncident(db, "model.requests_cut_short", { requests: cut }, this.host.now());
-    const rows = sqlite
-      .prepare("SELECT DISTINCT session_id FROM transcript_records UNION SELECT DISTINCT session_id FROM events WHERE direction = 'in' AND consumed_at_ms IS NULL")
-      .all() as Array<{ session_id: string }>;
-    for (const { session_id } of rows) this.kick(session_id);
+    for (const sessionId of sessionsToResume(sqlite)) this.kick(sessionId);
+  }
+
+  /** A notification that may start a turn: a wake, a deferred input's time, or an input whose attention says wake. */
+  follow(n: Notification): void {
+    // A deferred or ignored input starts no turn: its wake (if any) comes later, as a wake.
+    const action = n.type === "input" ? (n.attention as { effective?: { action?: string } } | null)?.effective?.action : undefined;
+    if (n.type === "wake" || n.type === "deferred" || (n.type === "input" && (action === undefined || action === "wake"))) this.kick(n.session_id);
   }
 
   /** Look at one session (a wake or an input arrived). */

@@ -1,6 +1,6 @@
 import type { CellCompletion, HostRequest, HostRequestContext, Worker } from "@klbr/supervisor";
 import type { SkillIndex } from "@klbr/skills";
-import type { LiveExecution } from "../requests/context";
+import type { LiveExecution } from "./live-execution";
 
 /** A session's workbench: the current worker generation and the one foreground cell it may run. */
 export class Workbench {

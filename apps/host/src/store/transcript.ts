@@ -113,3 +113,31 @@ export function loadTranscript(sqlite: Database.Database, sessionId: string, aft
   }
   return out;
 }
+
+/** The sequence number of the transcript's record of a cell (by its execution id), if it has one. */
+export function cellRecordSeq(sqlite: Database.Database, sessionId: string, executionId: string): number | undefined {
+  return (sqlite.prepare("SELECT seq FROM transcript_records WHERE session_id = ? AND kind = 'cell' AND ref = ?").get(sessionId, executionId) as { seq: number } | undefined)?.seq;
+}
+
+/** The session's last sequence number before `seq` (0 when none). */
+export function seqBefore(sqlite: Database.Database, sessionId: string, seq: number): number {
+  return (sqlite.prepare("SELECT max(seq) AS seq FROM transcript_records WHERE session_id = ? AND seq < ?").get(sessionId, seq) as { seq: number | null }).seq ?? 0;
+}
+
+/** Sessions a restarted host looks at again: those with a transcript, and those with unconsumed input. */
+export function sessionsToResume(sqlite: Database.Database): string[] {
+  const rows = sqlite
+    .prepare("SELECT DISTINCT session_id FROM transcript_records UNION SELECT DISTINCT session_id FROM events WHERE direction = 'in' AND consumed_at_ms IS NULL")
+    .all() as Array<{ session_id: string }>;
+  return rows.map((r) => r.session_id);
+}
+
+/** The execution id of the session's last cell record at or before `seq`, if any. */
+export function lastCellThrough(sqlite: Database.Database, sessionId: string, seq: number): string | undefined {
+  return (sqlite.prepare("SELECT ref FROM transcript_records WHERE session_id = ? AND kind = 'cell' AND seq <= ? ORDER BY seq DESC LIMIT 1").get(sessionId, seq) as { ref: string } | undefined)?.ref;
+}
+
+/** An execution's source ("" when there is no such execution). */
+export function executionCode(sqlite: Database.Database, executionId: string): string {
+  return (sqlite.prepare("SELECT code FROM executions WHERE id = ?").get(executionId) as { code: string } | undefined)?.code ?? "";
+}

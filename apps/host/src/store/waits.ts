@@ -1,3 +1,4 @@
+import type Database from "better-sqlite3";
 import { and, eq, isNotNull, lte, ne } from "drizzle-orm";
 import type { HostDb } from "../db/open";
 import { waits } from "../db/schema";
@@ -121,3 +122,8 @@ export function getWait(db: HostDb, id: string): WaitRow | undefined {
   return db.select().from(waits).where(eq(waits.id, id)).get();
 }
 
+
+/** The session's open waits, oldest first (raw columns, for the frontier block). */
+export function sessionOpenWaits(sqlite: Database.Database, sessionId: string): Array<{ id: string; reason: string; deadline_ms: number | null }> {
+  return sqlite.prepare("SELECT id, reason, deadline_ms FROM waits WHERE session_id = ? AND state = 'waiting' ORDER BY created_at_ms, id").all(sessionId) as Array<{ id: string; reason: string; deadline_ms: number | null }>;
+}

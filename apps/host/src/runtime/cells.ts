@@ -1,0 +1,164 @@
+import type { CellCompletion, HostRequest, HostRequestContext } from "@klbr/supervisor";
+import type { HostDb } from "../db/open";
+import { HostError } from "../errors";
+import { canonicalName, dispatch } from "../requests";
+import type { HostServices } from "../requests/context";
+import type { LiveExecution } from "./live-execution";
+import { ReplyError } from "../requests/errors";
+import { finishExecution, getExecution, startExecution } from "../store/executions";
+import { recordIncident } from "../store/incidents";
+import { requestStep } from "../store/requests";
+import { oversize, refuseOversizeCell } from "./cell-size";
+import { ROOT_SESSION } from "./ids";
+import { recordCompletion, refusedCompletion, report, type ExecutionReport } from "./completion";
+import type { HooksService } from "./hooks-service";
+import type { Stopping } from "./lifecycle";
+import type { Notify } from "./notifier";
+import type { RequestLog } from "./request-log";
+import type { Workbench } from "./workbench";
+import type { Workbenches } from "./workbenches";
+
+/** What the cells service uses of the host. */
+export interface CellsDeps {
+  db: HostDb;
+  now(): number;
+  newId(prefix: string): string;
+  notify: Notify["notify"];
+  life: Stopping;
+  workbenches: Pick<Workbenches, "ensure" | "restart" | "refuseClosed" | "closed" | "all">;
+  hooks: Pick<HooksService, "release">;
+  requestLog: Pick<RequestLog, "opened">;
+  /** Bring a session's header up to date with changes made outside it (before each of its requests). */
+  observeInstructions(sessionId: string): void;
+  /** What request handlers see (built once every service exists). */
+  services(): HostServices;
+}
+
+/**
+ * Cells: one queue per session (the workbench's foreground slot), execution by execution id,
+ * interrupts, the durable record from start to completion, and the host requests a running cell
+ * makes. A cell's run is {@link Cells.runCell}: per-execution listeners (live output) subscribe there.
+ */
+export class Cells {
+  /** Cells with a caller-chosen id waiting for their session's slot, and whether they were interrupted meanwhile. */
+  private readonly queued = new Map<string, "queued" | "cancelled">();
+
+  constructor(private readonly deps: CellsDeps) {}
+
+  /** A cell too large to run (known by its size alone, as the CLI tells the daemon): a durable row, then CELL_TOO_LARGE. */
+  refuse(sessionId: string, bytes: number): never {
+    return refuseOversizeCell(this.deps.db, { sessionId, bytes }, this.deps.now());
+  }
+
+  /** Run one cell in a session's workbench and record it from start to end (under `executionId` when the caller chose it). */
+  async execute(code: string, sessionId: string = ROOT_SESSION, opts: { executionId?: string } = {}): Promise<ExecutionReport> {
+    const { db, workbenches } = this.deps;
+    workbenches.refuseClosed(sessionId);
+    const bytes = oversize(code);
+    if (bytes !== null) this.refuse(sessionId, bytes);
+    // A caller-chosen id (a CLI client) lets its Ctrl-C name its own cell, queued or running.
+    const queuedId = opts.executionId !== undefined ? this.queue(opts.executionId) : null;
+    let release: (() => void) | undefined;
+    try {
+      const bench = await workbenches.ensure(sessionId, "session_start");
+      release = await bench.acquire();
+      if (queuedId !== null && this.queued.get(queuedId) === "cancelled") return this.closeUnrun(queuedId, sessionId, bench.generation ?? "none", code);
+      // Checked again in the slot: a stop that came while this cell queued wins over it.
+      workbenches.refuseClosed(sessionId);
+      if (!bench.worker || bench.worker.state === "dead") await workbenches.restart(bench, "worker_died");
+      const worker = bench.worker!;
+      const live: LiveExecution = { id: opts.executionId ?? this.deps.newId("ex"), sessionId, generation: worker.generation, yielded: false, ended: false, hooksPin: null };
+      // A restart may have run meanwhile: an interrupt that came during it still keeps the cell from running.
+      if (queuedId !== null && this.queued.get(queuedId) === "cancelled") return this.closeUnrun(queuedId, sessionId, live.generation, code);
+      // From here the cell is the live one (bench.run sets it before any await): the ladder reaches it.
+      if (queuedId !== null) this.queued.delete(queuedId);
+      startExecution(db, { id: live.id, sessionId, generation: live.generation, code, startedAtMs: this.deps.now() });
+      const completion = await this.runCell(bench, live, code);
+      const row = recordCompletion(db, live, completion, this.deps.now());
+      this.deps.notify({ type: "execution", session_id: sessionId, execution_id: live.id, status: row.status, at_ms: this.deps.now() });
+      if (worker.state === "dead" && !this.deps.life.stopping && !workbenches.closed(sessionId)) {
+        // The cell's record is closed already: a failed restart must not lose its report. The next
+        // cell finds the worker dead and tries again.
+        await workbenches.restart(bench, `after_${row.status}`).catch((error: Error) =>
+          recordIncident(db, "workbench.restart_failed", { session_id: sessionId, after: live.id, error: error.message }, this.deps.now()),
+        );
+      }
+      return report(row);
+    } finally {
+      if (queuedId !== null) this.queued.delete(queuedId);
+      release?.();
+    }
+  }
+
+  /**
+   * Run the live cell on the workbench's worker, serving its host requests, until it completes;
+   * a refusal to run becomes a failed completion. Its hooks pin is released when it ends.
+   */
+  private async runCell(bench: Workbench, live: LiveExecution, code: string): Promise<CellCompletion> {
+    const startedAt = Date.now();
+    try {
+      return await bench.run(live, code, (req, ctx) => this.serveRequest(bench, req, ctx));
+    } catch (error) {
+      return refusedCompletion(live.id, startedAt, error as Error & { code?: string });
+    } finally {
+      this.deps.hooks.release(live);
+    }
+  }
+
+  /** Interrupt a running cell through the C7 ladder: by id, or whatever runs in the session. */
+  async interrupt(target: { executionId?: string; sessionId?: string }): Promise<unknown> {
+    for (const bench of this.deps.workbenches.all()) {
+      const live = bench.live;
+      if (!live || !bench.worker) continue;
+      if (target.executionId ? live.id === target.executionId : bench.sessionId === (target.sessionId ?? ROOT_SESSION)) {
+        return { execution_id: live.id, ...(await bench.worker.interrupt(live.id)) };
+      }
+    }
+    // Not running yet: a queued cell named by its id is closed when its turn comes, without running.
+    if (target.executionId !== undefined && this.queued.get(target.executionId) === "queued") {
+      this.queued.set(target.executionId, "cancelled");
+      return { execution_id: target.executionId, rung: "before_start" };
+    }
+    return { rung: "not_running" };
+  }
+
+  /** Register a caller-chosen execution id as queued; an id already used is refused. */
+  private queue(id: string): string {
+    if (this.queued.has(id) || getExecution(this.deps.db, id)) throw new HostError("EXECUTION_ID_IN_USE", `execution id ${JSON.stringify(id)} is already used`);
+    this.queued.set(id, "queued");
+    return id;
+  }
+
+  /** A queued cell interrupted before its turn: recorded as interrupted, its code never sent. */
+  private closeUnrun(id: string, sessionId: string, generation: string, code: string): ExecutionReport {
+    const { db } = this.deps;
+    const now = this.deps.now();
+    startExecution(db, { id, sessionId, generation, code, startedAtMs: now });
+    const row = finishExecution(db, id, { status: "interrupted", endedBy: "before_start", error: "interrupted while queued; the cell never ran", endedAtMs: now })!;
+    this.deps.notify({ type: "execution", session_id: sessionId, execution_id: id, status: row.status, at_ms: now });
+    return report(row);
+  }
+
+  /** Serve one host request: scope first, then the handler; the request is logged now, its reply as sent. */
+  private async serveRequest(bench: Workbench, request: HostRequest, ctx: HostRequestContext): Promise<unknown> {
+    const { db } = this.deps;
+    // The reply is logged when the supervisor reports what went out (RequestLog.replied).
+    const rowId = this.deps.requestLog.opened(ctx.executionId, ctx.requestId, request);
+    try {
+      const live = bench.inScope(ctx.executionId);
+      if (!live) throw new ReplyError("scope_expired", `execution ${ctx.executionId} is not the live foreground cell of this generation`);
+      try {
+        this.deps.observeInstructions(live.sessionId);
+      } catch (error) {
+        // A header that cannot be observed must not cost the cell its request; the incident says why.
+        recordIncident(db, "header.observe_failed", { session_id: live.sessionId, error: String(error) }, this.deps.now());
+      }
+      // The supervisor hands over a request it already validated (parseHostRequest): not parsed twice.
+      const step = requestStep(db, ctx.executionId, rowId);
+      return await dispatch({ host: this.deps.services(), live, requestId: ctx.requestId, step, signal: ctx.signal }, request as never);
+    } catch (error) {
+      if (!(error instanceof ReplyError)) recordIncident(db, "request.internal_error", { method: canonicalName(request.method), error: String(error) }, this.deps.now());
+      throw error instanceof ReplyError ? error : new ReplyError("internal", (error as Error).message);
+    }
+  }
+}

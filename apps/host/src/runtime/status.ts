@@ -1,0 +1,114 @@
+import { formatStamp } from "@klbr/transcript";
+import type { HostDb } from "../db/open";
+import type { SandboxView } from "../sandbox/settings";
+import { pendingInputs } from "../store/events";
+import { adoptedScopes, currentSources } from "../store/orientation";
+import { allPeers, peerView } from "../store/peers";
+import { openWorkItems, workItemView } from "../store/work-items";
+import type { HooksService } from "./hooks-service";
+import { ROOT_SESSION } from "./ids";
+import type { SkillsService } from "./skills-service";
+import type { Turns } from "./turns";
+import type { Workbenches } from "./workbenches";
+
+/** What the status views read of the host. */
+export interface StatusDeps {
+  db: HostDb;
+  dataDir: string;
+  workspace: string;
+  startedAtMs: number;
+  now(): number;
+  sandbox: { describe(): SandboxView };
+  hooks: Pick<HooksService, "current" | "info">;
+  workbenches: Pick<Workbenches, "get" | "all" | "sessionIds">;
+  skills: Pick<SkillsService, "revision" | "liveRevision">;
+  /** The model turns, when this host drives sessions. */
+  turns(): Pick<Turns, "route"> | null;
+  remote: { status(): unknown };
+}
+
+/** Read-only views of the host: `klbr status` and runtime.inspect (C8). */
+export class Status {
+  constructor(private readonly deps: StatusDeps) {}
+
+  /** runtime.inspect (C8); `skills_revision` is the generation's set, `skills_live_revision` the roots now. */
+  async inspect(sessionId: string): Promise<unknown> {
+    const { deps } = this;
+    const now = deps.now();
+    const bench = deps.workbenches.get(sessionId);
+    return {
+      now: formatStamp(now),
+      now_ms: now,
+      session_id: sessionId,
+      generation: bench?.generation ?? null,
+      workbench_pid: bench?.worker?.pid ?? null,
+      hooks: deps.hooks.info(),
+      skills_revision: bench?.skills?.revision ?? null,
+      skills_live_revision: await deps.skills.liveRevision(),
+      workspace: deps.workspace,
+      host_started_at_ms: deps.startedAtMs,
+      sandbox: deps.sandbox.describe(),
+    };
+  }
+
+  /** Workers, generations, epoch, skills revision and tails, for `klbr status`. */
+  status(): unknown {
+    const { deps } = this;
+    const { db, sandbox } = deps;
+    const hooks = deps.hooks.current;
+    const turns = deps.turns();
+    return {
+      data_dir: deps.dataDir,
+      workspace: deps.workspace,
+      started_at_ms: deps.startedAtMs,
+      sandbox: sandbox.describe(),
+      hooks: hooks
+        ? { pid: hooks.worker.pid, generation: hooks.worker.generation, state: hooks.worker.state, revision: hooks.revision, epoch: hooks.epoch, sandbox: sandbox.describe(), stderr_tail: hooks.worker.stderrTail }
+        : null,
+      workbenches: deps.workbenches.all().map((b) => ({
+        session_id: b.sessionId,
+        generation: b.generation,
+        pid: b.worker?.pid ?? null,
+        state: b.worker?.state ?? "dead",
+        running: b.live?.id ?? null,
+        sandbox: sandbox.describe(),
+        stdout_tail: b.worker?.stdoutTail ?? "",
+        stderr_tail: b.worker?.stderrTail ?? "",
+        skills_revision: b.skills?.revision ?? null,
+      })),
+      // The root generation's set; the live index only under its own field (as last indexed).
+      skills_revision: deps.workbenches.get(ROOT_SESSION)?.skills?.revision ?? null,
+      skills_live_revision: deps.skills.revision,
+      driving: turns ? { route: turns.route.name, api: turns.route.api, model: turns.route.model } : null,
+      pending_inputs: pendingInputs(db, ROOT_SESSION).length,
+      open_work_items: openWorkItems(db).map(workItemView),
+      orientation: adoptedScopes(db).map((scope) => ({ scope, sources: currentSources(db, scope) })),
+      ...this.sessions(),
+      remote: deps.remote.status(),
+    };
+  }
+
+  /** Every session this host knows (the root, each peer, any other with a workbench) and every peer. */
+  private sessions(): { sessions: unknown[]; peers: unknown[] } {
+    const { db, workbenches } = this.deps;
+    const peers = allPeers(db);
+    const bySession = new Map(peers.map((p) => [p.sessionId, p]));
+    const ids = [ROOT_SESSION, ...peers.map((p) => p.sessionId), ...workbenches.sessionIds().filter((id) => id !== ROOT_SESSION && !bySession.has(id))];
+    const sessions = ids.map((id) => {
+      const peer = bySession.get(id);
+      const bench = workbenches.get(id);
+      return {
+        session_id: id,
+        kind: id === ROOT_SESSION ? "root" : peer ? "peer" : "session",
+        status: peer ? peer.status : "open",
+        peer_id: peer?.id ?? null,
+        opener_session_id: peer?.openerSessionId ?? null,
+        generation: bench?.generation ?? null,
+        state: bench ? (bench.worker?.state ?? "dead") : "not_started",
+        running: bench?.live?.id ?? null,
+        pending_inputs: pendingInputs(db, id).length,
+      };
+    });
+    return { sessions, peers: peers.map((p) => ({ ...peerView(db, p), opener_session_id: p.openerSessionId })) };
+  }
+}

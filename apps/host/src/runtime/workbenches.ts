@@ -1,0 +1,166 @@
+import { startWorker, type HostReplyEvent, type StartWorkerOptions, type Worker } from "@klbr/supervisor";
+import type { SkillIndex } from "@klbr/skills";
+import type { HostDb } from "../db/open";
+import { HostError } from "../errors";
+import { ReplyError } from "../requests/errors";
+import { lastKernelReset, recordKernelReset } from "../store/kernel";
+import type { InstructionHeaders } from "./instructions";
+import type { HostLife } from "./lifecycle";
+import type { Notify } from "./notifier";
+import type { SkillsService } from "./skills-service";
+import { noteRuntimeVersion } from "./version-check";
+import { Workbench } from "./workbench";
+import type { WorkerLaunch } from "./worker-launch";
+
+/** What the workbenches use of the host. */
+export interface WorkbenchesDeps {
+  db: HostDb;
+  now(): number;
+  notify: Notify["notify"];
+  life: Pick<HostLife, "stopping" | "refuseWhenStopping" | "keepUnlessStopping">;
+  launch: WorkerLaunch;
+  skills: Pick<SkillsService, "reindex" | "materialize" | "sources">;
+  headers: Pick<InstructionHeaders, "observeGeneration">;
+  /** Where the supervisor reports each host reply as sent (the request log). */
+  onHostReply(event: HostReplyEvent): void;
+}
+
+/**
+ * One workbench per session: its first generation started on demand, a new generation on restart
+ * (the reason recorded in kernel.reset), a hard stop, and sessions closed for good. Every start
+ * goes through {@link Workbenches.startGeneration}, which builds its worker options in
+ * {@link Workbenches.workerOptions}: a warm spare, idle culling or resource limits plug in there.
+ */
+export class Workbenches {
+  private readonly benches = new Map<string, Workbench>();
+  /** Sessions closed for good (stopped peers): no cell starts there again. */
+  private readonly closedSessions = new Set<string>();
+
+  constructor(private readonly deps: WorkbenchesDeps) {}
+
+  /** The session's workbench, if it was ever started. */
+  get(sessionId: string): Workbench | undefined {
+    return this.benches.get(sessionId);
+  }
+
+  /** Every workbench, in the order sessions first started one. */
+  all(): Workbench[] {
+    return [...this.benches.values()];
+  }
+
+  /** The sessions with a workbench. */
+  sessionIds(): string[] {
+    return [...this.benches.keys()];
+  }
+
+  /** Whether a session is closed for good (peer.stop). */
+  closed(sessionId: string): boolean {
+    return this.closedSessions.has(sessionId);
+  }
+
+  /** Close a session for good: from now on no cell starts there. */
+  markClosed(sessionId: string): void {
+    this.closedSessions.add(sessionId);
+  }
+
+  /** A stopped peer's session runs no cell again: its workbench would come back to life. */
+  refuseClosed(sessionId: string): void {
+    if (this.closedSessions.has(sessionId)) throw new HostError("SESSION_STOPPED", `session ${sessionId} is stopped (peer.stop); it runs no more cells`);
+  }
+
+  /** The session's workbench, its first generation started (in the foreground slot) when it has none. */
+  async ensure(sessionId: string, reason: string): Promise<Workbench> {
+    let bench = this.benches.get(sessionId);
+    if (!bench) {
+      bench = new Workbench(sessionId);
+      this.benches.set(sessionId, bench);
+      // Start the first generation in the foreground slot: a concurrent first cell of the session
+      // queues behind it instead of finding no worker and starting a second one.
+      const release = await bench.acquire();
+      try {
+        await this.restart(bench, reason);
+      } finally {
+        release();
+      }
+    }
+    return bench;
+  }
+
+  /** Replace the workbench's worker by a new generation (the old one shut down first); `reason` goes into kernel.reset. */
+  async restart(bench: Workbench, reason: string): Promise<void> {
+    if (bench.worker && bench.worker.state !== "dead") await bench.worker.shutdown();
+    await this.startGeneration(bench, reason);
+  }
+
+  /** Start a new generation: re-index skills, start the worker on them, record kernel.reset and the header. */
+  async startGeneration(bench: Workbench, reason: string): Promise<void> {
+    const { db, life } = this.deps;
+    const generation = this.nextGeneration(bench.sessionId);
+    const index = await this.deps.skills.reindex();
+    life.refuseWhenStopping(`workbench ${bench.sessionId}`);
+    const worker = await life.keepUnlessStopping(startWorker(this.workerOptions(bench.sessionId, generation, index)), `workbench ${bench.sessionId}`);
+    bench.worker = worker;
+    bench.skills = index;
+    noteRuntimeVersion(db, worker, { role: "workbench", sessionId: bench.sessionId }, this.deps.now());
+    const skills = (worker.hello as { skills?: string | null }).skills ?? null;
+    recordKernelReset(db, { sessionId: bench.sessionId, generation, skillsRevision: skills, pid: worker.pid, reason, atMs: this.deps.now() });
+    this.deps.headers.observeGeneration(bench.sessionId, (adopted) => this.deps.skills.sources(index, adopted));
+    this.deps.notify({ type: "kernel.reset", session_id: bench.sessionId, generation, skills, at_ms: this.deps.now() });
+  }
+
+  /** How one workbench generation's worker is started: the command, its skills, sandbox, environment and graces. */
+  workerOptions(sessionId: string, generation: string, index: SkillIndex): StartWorkerOptions {
+    const { launch } = this.deps;
+    return {
+      ...launch.common(),
+      role: "workbench",
+      sessionId,
+      generation,
+      materialize: (dir: string) => this.deps.skills.materialize(index, dir),
+      expect: { revision: null, skills: index.revision },
+      sandbox: launch.settings.sandbox.worker(),
+      onHostReply: (event) => this.deps.onHostReply(event),
+      ...launch.graces(),
+    };
+  }
+
+  /** The skill set the session's current generation loaded. */
+  skillSet(sessionId: string): SkillIndex {
+    const index = this.benches.get(sessionId)?.skills;
+    if (!index) throw new ReplyError("unavailable", `session ${sessionId} has no workbench generation with a skill set`);
+    return index;
+  }
+
+  /** Whether a session's workbench runs no cell and has none queued. */
+  idle(sessionId: string): boolean {
+    const bench = this.benches.get(sessionId);
+    return !bench || bench.idle;
+  }
+
+  /** Stop a session's workbench: after the cell it runs (drain, in the foreground slot), or hard-stopped now with it. */
+  async stop(sessionId: string, drain: boolean): Promise<void> {
+    const bench = this.benches.get(sessionId);
+    if (!bench) return;
+    if (drain) {
+      const release = await bench.acquire();
+      try {
+        if (bench.worker && bench.worker.state !== "dead" && !this.deps.life.stopping) await bench.worker.shutdown();
+      } finally {
+        release();
+      }
+    } else if (bench.worker && bench.worker.state !== "dead") {
+      await bench.worker.hardStop("peer.stop");
+    }
+  }
+
+  /** Every workbench worker (the host shuts them down when it stops). */
+  workers(): Worker[] {
+    return this.all().flatMap((bench) => (bench.worker ? [bench.worker] : []));
+  }
+
+  /** The next generation id of a session, counted on from the last kernel.reset in the log. */
+  private nextGeneration(sessionId: string): string {
+    const previous = lastKernelReset(this.deps.db, sessionId);
+    return `g-${(previous ? Number(previous.generation.replace(/^g-/, "")) || 0 : 0) + 1}`;
+  }
+}

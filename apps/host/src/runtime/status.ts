@@ -25,6 +25,8 @@ export interface StatusDeps {
   /** The model turns, when this host drives sessions. */
   turns(): Pick<Turns, "route"> | null;
   remote: { status(): unknown };
+  /** Whether workbenches stream live output (C16). */
+  liveOutput: boolean;
 }
 
 /** Read-only views of the host: `klbr status` and runtime.inspect (C8). */
@@ -62,6 +64,7 @@ export class Status {
       workspace: deps.workspace,
       started_at_ms: deps.startedAtMs,
       sandbox: sandbox.describe(),
+      live_output: deps.liveOutput,
       hooks: hooks
         ? { pid: hooks.worker.pid, generation: hooks.worker.generation, state: hooks.worker.state, revision: hooks.revision, epoch: hooks.epoch, sandbox: sandbox.describe(), stderr_tail: hooks.worker.stderrTail }
         : null,

@@ -7,7 +7,7 @@ import { dataDirOf } from "../target";
 
 /** `klbr serve`: the daemon. Stops cleanly (every worker tree) on SIGINT/SIGTERM. */
 export async function serveCommand(
-  opts: CommonOptions & { sandbox?: string; network?: string; route?: string; drive?: boolean; passEnv?: string[]; logLevel?: string; json?: boolean },
+  opts: CommonOptions & { sandbox?: string; network?: string; route?: string; drive?: boolean; passEnv?: string[]; logLevel?: string; json?: boolean; liveOutput?: boolean },
 ): Promise<number> {
   const log = new ServeLog(parseLogLevel(opts.logLevel), opts.json === true);
   // Checked before anything starts: a sandbox asked for and not understood is an error, never none.
@@ -17,10 +17,10 @@ export async function serveCommand(
   const { Host } = await import("../../runtime/host");
   const drive = await driveOption(dataDirOf(opts), opts);
   const startedAtMs = Date.now();
-  const host = await Host.start({ dataDir: dataDirOf(opts), sandbox: mode, network, drive, passEnv: opts.passEnv ?? [], ...(opts.workspace ? { workspace: opts.workspace } : {}) });
+  const host = await Host.start({ dataDir: dataDirOf(opts), sandbox: mode, network, drive, passEnv: opts.passEnv ?? [], liveOutput: opts.liveOutput !== false, ...(opts.workspace ? { workspace: opts.workspace } : {}) });
   let server;
   try {
-    server = await serveControl(host, host.layout.controlSocket);
+    server = await serveControl(host, host.layout.controlSocket, host.liveOutput ?? undefined);
   } catch (error) {
     await host.stop();
     throw error;
@@ -92,6 +92,7 @@ export function register(program: Command): void {
     .option("--network <on|off>", "network inside the sandbox (default: KLBR_SANDBOX_NETWORK or on)")
     .option("--route <name>", "drive every session with this route (default: the default route of routes.json, when there is one)")
     .option("--no-drive", "do not drive sessions with a model, even when routes.json has a route")
+    .option("--no-live-output", "do not stream running cells' output to clients (C16); they get it from the completion record")
     .option("--pass-env <name>", "also give workers and commands this variable of the daemon's environment (repeatable; KLBR_PASS_ENV=A,B too)", (name: string, names: string[]) => [...names, name], [] as string[])
     .option("--log-level <level>", "what to log on stderr, one line per event: error | warn | info (start, workers, activations, incidents) | debug (cells, inputs, requests)", "info")
     .option("--json", "log one JSON object per line")

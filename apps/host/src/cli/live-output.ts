@@ -69,3 +69,43 @@ export class LiveExecutionWriter {
     writeExecution({ ...report, output: report.output.filter((record) => record.stream === "result") }, this.out, this.err);
   }
 }
+
+/** One line of live output, for the views that show it line by line. */
+export interface LiveLine {
+  execution_id: string;
+  session_id: string;
+  stream: "stdout" | "stderr";
+  text: string;
+}
+
+/**
+ * Splits live output into lines for views that prefix each line (`klbr chat`, `klbr log --follow`):
+ * complete lines go out at once, an unfinished one waits for the rest of it, or for `flush`
+ * (the cell ended, or the view is closing), so no partial line is lost either way.
+ */
+export class LiveLines {
+  private readonly partial = new Map<string, LiveLine>();
+
+  constructor(private readonly emit: (line: LiveLine) => void) {}
+
+  /** Take one event; emits each line it completes (without its newline), then a note of drops. */
+  push(event: LiveOutputEvent): void {
+    const key = `${event.execution_id}\u0000${event.stream}`;
+    const head = { execution_id: event.execution_id, session_id: event.session_id, stream: event.stream };
+    const lines = ((this.partial.get(key)?.text ?? "") + event.text).split("\n");
+    const rest = lines.pop()!;
+    for (const text of lines) this.emit({ ...head, text });
+    if (rest === "") this.partial.delete(key);
+    else this.partial.set(key, { ...head, text: rest });
+    if (event.dropped_bytes > 0) this.emit({ ...head, stream: "stderr", text: `[klbr: ${event.dropped_bytes} bytes not streamed]` });
+  }
+
+  /** Emit what is left unfinished: of one execution, or of every one. */
+  flush(executionId?: string): void {
+    for (const [key, line] of [...this.partial]) {
+      if (executionId !== undefined && line.execution_id !== executionId) continue;
+      this.partial.delete(key);
+      this.emit(line);
+    }
+  }
+}

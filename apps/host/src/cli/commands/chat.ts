@@ -25,10 +25,12 @@ export async function chatCommand(opts: CommonOptions & { route?: string; sessio
     process.stderr.write(`klbr: chatting with ${status.driving.route} (${status.driving.model}) in session ${session}; Ctrl-D ends\n`);
     await target.subscribe((raw) => {
       const event = raw as Record<string, unknown>;
-      if (event.session_id !== session) return;
+      if (event.session_id !== session || event.type === "output") return;
       view.render(event);
       if (event.type === "model" && event.phase === "turn_end") turnEnded?.();
     });
+    // The model's cells show their output under them while they run (C16), when the host streams it.
+    await target.watchOutput({ session }, (event) => view.output(event));
     const lines = createInterface({ input: process.stdin, terminal: tty });
     if (tty) {
       lines.setPrompt("> ");

@@ -207,6 +207,25 @@ def test_interrupt_breaks_a_pure_python_loop(host):
     assert cell_ok(host.execute("n >= 0")) == [{"stream": "result", "text": "True"}]
 
 
+def test_a_kick_that_did_not_land_is_sent_again(host):
+    # The cell takes the interrupt's SIGINT itself (sigwait), as a signal that arrives just before
+    # the main thread blocks in a system call is never handled in time: the worker must kick again.
+    code = (
+        "import signal, time\n"
+        "signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGINT])\n"
+        "open('blocked', 'w').close()\n"
+        "signal.sigwait([signal.SIGINT])\n"
+        "open('taken', 'w').close()\n"
+        "signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGINT])\n"
+        "time.sleep(60)"
+    )
+    host.send({"kind": "execute", "id": "swallowed", "code": code})
+    started(host, "blocked")
+    host.send({"kind": "interrupt", "id": "swallowed"})
+    assert host.until_completed("swallowed", timeout=30)["status"] == "interrupted"
+    assert os.path.exists(os.path.join(host.dir, "taken"))
+
+
 def test_sigint_interrupts_time_sleep_and_event_wait_and_is_ignored_otherwise(host):
     os.kill(host.proc.pid, signal.SIGINT)  # idle: ignored
     assert cell_ok(host.execute("'idle sigint ignored'"))

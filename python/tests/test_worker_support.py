@@ -62,6 +62,7 @@ class FakeHost:
         accept: bool = True,
         token_stdin: bool = False,
         live_output: bool = False,
+        identity_stdin: bool = False,
     ) -> None:
         self.dir = tempfile.mkdtemp(dir="/tmp", prefix="kw")
         self.path = os.path.join(self.dir, "s")
@@ -69,10 +70,9 @@ class FakeHost:
         self.server.bind(self.path)
         self.server.listen(1)
         self.server.settimeout(15)
-        argv = [
-            sys.executable, "-B", "-m", "klbr.worker",
-            "--socket", self.path, "--role", role, "--session", SESSION, "--generation", GENERATION,
-        ]
+        argv = [sys.executable, "-B", "-m", "klbr.worker", "--socket", self.path, "--role", role]
+        # A warm spare (C19) learns its session and generation on stdin: see ``bind``.
+        argv += ["--identity-stdin"] if identity_stdin else ["--session", SESSION, "--generation", GENERATION]
         if source is not None:
             argv += ["--source", source]
         if skills is not None:
@@ -90,7 +90,7 @@ class FakeHost:
         self.stderr_path = os.path.join(self.dir, "stderr")
         with open(self.stdout_path, "wb") as out, open(self.stderr_path, "wb") as err:
             self.proc = subprocess.Popen(
-                argv, cwd=self.dir, env=env, stdin=subprocess.PIPE if token_stdin else subprocess.DEVNULL,
+                argv, cwd=self.dir, env=env, stdin=subprocess.PIPE if token_stdin or identity_stdin else subprocess.DEVNULL,
                 stdout=out, stderr=err, start_new_session=True,
             )
         if token_stdin and token is not None:
@@ -102,9 +102,21 @@ class FakeHost:
         self.backlog: list[dict] = []
         self.hello: dict | None = None
         self._ids = 0
-        if accept:
-            self.conn, _ = self.server.accept()
-            self.hello = self.recv()
+        if accept and not identity_stdin:
+            self.accept()
+
+    def accept(self) -> None:
+        """Accept the worker's connection and read its ``hello``."""
+        self.conn, _ = self.server.accept()
+        self.hello = self.recv()
+
+    def bind(self, line: bytes | None = None) -> None:
+        """Hand a spare its identity (this host's session and generation), then accept it."""
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(line if line is not None else f'{{"session_id":"{SESSION}","generation":"{GENERATION}"}}\n'.encode())
+        self.proc.stdin.flush()
+        if line is None:
+            self.accept()
 
     # -- wire --------------------------------------------------------------------------------
 

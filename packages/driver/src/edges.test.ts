@@ -32,3 +32,14 @@ describe("route context_tokens", () => {
     expect(() => parseRoute({ ...base, context_tokens: 255 })).toThrow(/context_tokens must be an integer >= 256, got 255/);
   });
 });
+
+describe("a cell after a lost namespace (C17, C19)", () => {
+  it("says why the names are gone, right under its stamp; a cell without the mark reads as before", async () => {
+    const { renderCellResult } = await import("./render.js");
+    const base = { execution_id: "e", status: "ok" as const, output: [{ stream: "result", text: "1" }], truncated_bytes: 0, error: null, ended_by: null, started_at_ms: T, ended_at_ms: T + 5 };
+    const plain = renderCellResult(base);
+    const lost = renderCellResult({ ...base, namespace_lost: "idle_culled" });
+    expect(lost).toBe(plain.replace("]\n", "]\n[namespace lost (idle_culled): this cell ran in a new worker; names defined by earlier cells are gone]\n"));
+    expect(plain).not.toContain("namespace");
+  });
+});

@@ -26,6 +26,11 @@ export interface CellResult {
   ended_by: string | null;
   started_at_ms: number;
   ended_at_ms: number | null;
+  /**
+   * Set when this cell ran in a new generation because the one the model's previous cell ran in
+   * was ended by the host (`idle_culled`, a resource limit): its names are gone (C17, C19).
+   */
+  namespace_lost?: string;
 }
 
 /**

@@ -11,6 +11,9 @@ export function renderCellResult(result: CellResult): string {
   const end = result.ended_at_ms;
   const duration = end === null ? null : Math.max(0, end - result.started_at_ms);
   const parts = [`${frameResult({ observed_at_ms: end, duration_ms: duration })}\n`];
+  if (result.namespace_lost) {
+    parts.push(`[namespace lost (${result.namespace_lost}): this cell ran in a new worker; names defined by earlier cells are gone]\n`);
+  }
   for (const record of result.output) {
     parts.push(record.stream === "result" && !record.text.endsWith("\n") ? `${record.text}\n` : record.text);
   }

@@ -53,7 +53,9 @@ export function workerCommand(
   const [file, ...base] = opts.command ?? [resolvePython(), "-m", "klbr.worker"];
   if (!file) throw new RangeError(`command must name a program, got ${JSON.stringify(opts.command)}`);
   const transport = opts.transport;
-  const args = [...base, "--socket", transport?.socketPath ?? socketPath, "--role", opts.role, "--session", opts.sessionId, "--generation", opts.generation];
+  // A spare learns its identity on stdin (see spare.ts), so its first envelope already names it.
+  const identity = opts.spare === true ? ["--identity-stdin"] : ["--session", opts.sessionId, "--generation", opts.generation];
+  const args = [...base, "--socket", transport?.socketPath ?? socketPath, "--role", opts.role, ...identity];
   if (skillsFile !== undefined) args.push("--skills", skillsFile);
   if (opts.sourceDir !== undefined) args.push("--source", opts.sourceDir);
   if (opts.liveOutput && opts.role === "workbench") args.push(LIVE_OUTPUT_FLAG);

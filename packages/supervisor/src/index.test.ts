@@ -21,6 +21,7 @@ describe("public surface", () => {
       "readGuardStatus",
       "recordRoot",
       "resolvePython",
+      "startSpare",
       "startWorker",
       "sweepPrivateDirs",
       "treeTag",

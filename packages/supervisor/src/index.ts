@@ -2,6 +2,8 @@
 
 // Starting a worker
 export { startWorker } from "./start.js";
+export { startSpare } from "./spare.js";
+export type { SpareOptions, SpareWorker } from "./spare.js";
 export { resolvePython } from "./python.js";
 export { minimalEnv, MINIMAL_ENV_NAMES } from "./command.js";
 export type {

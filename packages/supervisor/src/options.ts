@@ -78,6 +78,11 @@ export interface StartWorkerOptions {
   sandbox?: WorkerSandbox;
   /** The worker is reached through another command (ssh to a remote keeper): see {@link WorkerTransport}. */
   transport?: WorkerTransport;
+  /**
+   * Set by `startSpare` (spare.ts): the worker starts with `--identity-stdin` and waits, warm, for
+   * its session and generation on stdin; `sessionId` and `generation` are placeholders until then.
+   */
+  spare?: boolean;
 }
 
 /**

@@ -34,6 +34,8 @@ export interface SpawnSpec {
   cwd: string | undefined;
   /** Written as the first line of stdin, which stays open as the transport's control pipe. */
   transportToken: string | undefined;
+  /** A spare: stdin is a pipe kept open for the identity line (written at bind). */
+  spare: boolean;
   dir: string;
   known: KnownProcs;
   tag: TreeTag;
@@ -55,11 +57,12 @@ export function spawnGuarded(spec: SpawnSpec): SpawnedWorker | SpawnFailure {
   const { command } = spec;
   const [file, ...args] = guardArgv([command.file, ...command.args]);
   const transport = spec.transportToken !== undefined;
+  const stdinPipe = transport || spec.spare;
   const subprocess = execa(file, args, {
     detached: true,
     cleanup: false,
     // fd 3: the guard's status line.
-    stdio: [transport ? "pipe" : "ignore", "pipe", "pipe", "pipe"],
+    stdio: [stdinPipe ? "pipe" : "ignore", "pipe", "pipe", "pipe"],
     buffer: false,
     reject: false,
     encoding: "buffer",
@@ -77,10 +80,10 @@ export function spawnGuarded(spec: SpawnSpec): SpawnedWorker | SpawnFailure {
   }
   const pid = subprocess.pid;
   let control: NodeJS.WritableStream | undefined;
-  if (transport && subprocess.stdin) {
+  if (stdinPipe && subprocess.stdin) {
     // The command may die before reading it (EPIPE): its exit tells the story, not this stream.
     subprocess.stdin.on("error", () => undefined);
-    subprocess.stdin.write(`${spec.transportToken}\n`);
+    if (transport) subprocess.stdin.write(`${spec.transportToken}\n`);
     control = subprocess.stdin;
   }
   // Not reaped before this synchronous code ends, so the pid is still ours: record its start

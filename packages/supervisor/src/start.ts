@@ -12,6 +12,13 @@ import { WorkerProcess } from "./worker.js";
  * stopped, the directory removed, and a SupervisorError thrown.
  */
 export async function startWorker(opts: StartWorkerOptions): Promise<Worker> {
+  const worker = await prepareWorker(opts);
+  await worker.start();
+  return worker;
+}
+
+/** Check the options and make the worker's private dir, skills file and listening socket; nothing is spawned yet. */
+export async function prepareWorker(opts: StartWorkerOptions): Promise<WorkerProcess> {
   checkStartOptions(opts);
   const { dir, socketPath } = await makePrivateDir();
   let materialized: string | undefined;
@@ -33,9 +40,7 @@ export async function startWorker(opts: StartWorkerOptions): Promise<Worker> {
     await removePrivateDir(dir);
     throw err;
   }
-  const worker = new WorkerProcess(opts, dir, socketPath, server, materialized);
-  await worker.start();
-  return worker;
+  return new WorkerProcess(opts, dir, socketPath, server, materialized);
 }
 
 function checkStartOptions(opts: StartWorkerOptions): void {

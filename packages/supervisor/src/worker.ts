@@ -44,8 +44,8 @@ const GUARD_EXIT_GRACE_MS = 1000;
  */
 export class WorkerProcess implements Worker {
   readonly role: WorkerRole;
-  readonly sessionId: string;
-  readonly generation: string;
+  #sessionId: string;
+  #generation: string;
   readonly #opts: StartWorkerOptions;
   readonly #config: WorkerConfig;
   readonly #dir: string;
@@ -89,8 +89,8 @@ export class WorkerProcess implements Worker {
   constructor(opts: StartWorkerOptions, dir: string, socketPath: string, server: Server, materialized: string | undefined) {
     this.#opts = opts;
     this.role = opts.role;
-    this.sessionId = opts.sessionId;
-    this.generation = opts.generation;
+    this.#sessionId = opts.sessionId;
+    this.#generation = opts.generation;
     this.#config = resolveConfig(opts);
     this.#live = new LiveOutputs(opts.liveOutput === true && opts.role === "workbench");
     this.#dir = dir;
@@ -107,6 +107,14 @@ export class WorkerProcess implements Worker {
     };
     this.#hooks = new HookCalls(scope);
     this.#requests = new HostRequests(scope, opts);
+  }
+
+  get sessionId(): string {
+    return this.#sessionId;
+  }
+
+  get generation(): string {
+    return this.#generation;
   }
 
   get exited(): Promise<WorkerExit> {
@@ -148,6 +156,26 @@ export class WorkerProcess implements Worker {
   // ---- start and handshake ----
 
   async start(): Promise<void> {
+    await this.launch();
+    await this.handshake();
+  }
+
+  /**
+   * A spare's identity (spare.ts), given once before its handshake: every envelope from here on
+   * names this session and generation, and the worker reads them as one line of its stdin.
+   */
+  bindIdentity(sessionId: string, generation: string): void {
+    const control = this.#spawned?.control;
+    if (this.#opts.spare !== true || this.#phase !== "starting" || this.#hello || !control) {
+      throw new SupervisorError("WORKER_INVALID_ARGUMENT", `worker pid ${this.#guardPid} is not a spare waiting for its identity`);
+    }
+    this.#sessionId = sessionId;
+    this.#generation = generation;
+    control.write(`${JSON.stringify({ session_id: sessionId, generation })}\n`);
+  }
+
+  /** Spawn the worker under the guard (a spare then waits for {@link bindIdentity} before it connects). */
+  async launch(): Promise<void> {
     const command = wrapCommand(
       workerCommand(this.#opts, this.#socketPath, this.#token, this.#tag, this.#materialized ?? this.#opts.skillsFile),
       this.#opts.sandbox?.prefix(this.#dir) ?? [],
@@ -162,6 +190,7 @@ export class WorkerProcess implements Worker {
       command,
       cwd: this.#opts.cwd,
       transportToken: this.#opts.transport !== undefined ? this.#token : undefined,
+      spare: this.#opts.spare === true,
       dir: this.#dir,
       known: this.#known,
       tag: this.#tag,
@@ -184,6 +213,10 @@ export class WorkerProcess implements Worker {
     }
     this.#spawned = spawned;
     this.#killer = new TreeKiller(spawned.pid, this.#known, this.#tag, () => this.#ns);
+  }
+
+  /** Wait for the hello (see {@link launch}); then the socket and the skills file are removed. */
+  async handshake(): Promise<void> {
     await this.#awaitHello();
     await rm(this.#socketPath, { force: true }).catch(() => undefined);
     if (this.#materialized !== undefined) await rm(this.#materialized, { force: true }).catch(() => undefined);

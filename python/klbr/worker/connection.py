@@ -294,9 +294,12 @@ class Connection:
                 pass  # the loop is closed: the worker is exiting anyway
 
         def handle(message: dict) -> None:
-            deliver(on_message, message)
+            # The worker hears of it first: queueing it for the loop writes to the loop's self-pipe,
+            # which lets go of the GIL, and a busy cell then keeps the GIL a whole switch interval
+            # before this thread gets it back. An interrupt's kick is sent before that, not after.
             if on_arrival is not None:
                 on_arrival(message)
+            deliver(on_message, message)
 
         def read() -> None:
             try:

@@ -7,6 +7,12 @@ for the hooks role, the behaviour source, then connect, send ``hello`` and serve
 With ``--token-stdin`` the process is a keeper instead (:mod:`klbr.worker.keeper`): the token is
 the first line of stdin, and the worker runs as its child.
 
+With ``--identity-stdin`` the worker is a warm spare (C19): it does all of its startup (imports,
+skills, source) and then blocks reading one line of stdin, ``{"session_id": ..., "generation":
+...}``, the identity of every envelope; only then does it connect and say ``hello``, so its
+first frame already names the session that took it. EOF instead of that line (the host dropped
+the spare) is a quiet exit 0.
+
 Exit codes: 0 after ``shutdown`` or a clean EOF; 1 when startup fails; 2 on a protocol error
 from the host. Every failure prints one ``klbr.worker: ...`` line on stderr.
 """
@@ -23,7 +29,7 @@ from klbr._version import __version__
 
 from .errors import WorkerError
 
-__all__ = ["TOKEN_ENV", "main", "parse_args"]
+__all__ = ["MAX_IDENTITY_LINE_BYTES", "TOKEN_ENV", "main", "parse_args", "read_identity"]
 
 #: The environment variable that carries the startup token (C3); removed before any cell runs.
 TOKEN_ENV = "KLBR_WORKER_TOKEN"
@@ -34,8 +40,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m klbr.worker", description="klbr runtime worker")
     parser.add_argument("--socket", required=True, help="the host's Unix socket path")
     parser.add_argument("--role", required=True, choices=("workbench", "hooks"))
-    parser.add_argument("--session", required=True, help="session id of every envelope")
-    parser.add_argument("--generation", required=True, help="generation id of every envelope")
+    parser.add_argument("--session", help="session id of every envelope")
+    parser.add_argument("--generation", help="generation id of every envelope")
     parser.add_argument("--skills", help="skills.json to install (read and deleted before connecting)")
     parser.add_argument("--source", help="behaviour source root (hooks role)")
     parser.add_argument(
@@ -48,7 +54,45 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         action="store_true",
         help="read the token as the first line of stdin and keep the worker (see klbr.worker.keeper)",
     )
-    return parser.parse_args(argv)
+    parser.add_argument(
+        "--identity-stdin",
+        action="store_true",
+        help="start as a warm spare: read the session and generation as one JSON line of stdin before connecting",
+    )
+    args = parser.parse_args(argv)
+    if args.identity_stdin:
+        if args.session is not None or args.generation is not None or args.token_stdin:
+            parser.error("--identity-stdin takes the session and generation from stdin, not from --session/--generation/--token-stdin")
+    elif args.session is None or args.generation is None:
+        parser.error("--session and --generation are required (or --identity-stdin)")
+    return args
+
+
+#: The identity line of a spare is at most this many bytes (two identifiers of 128 and the JSON around them).
+MAX_IDENTITY_LINE_BYTES = 512
+
+
+def read_identity(stream) -> tuple[str, str] | None:
+    """The spare's ``(session_id, generation)`` from one JSON line of ``stream`` (binary), or None on EOF."""
+    import json
+
+    from klbr.envelope import is_identifier
+
+    line = stream.readline(MAX_IDENTITY_LINE_BYTES + 1)
+    if not line:
+        return None
+    if len(line) > MAX_IDENTITY_LINE_BYTES or not line.endswith(b"\n"):
+        raise WorkerError("WORKER_IDENTITY_INVALID", f"the identity line is longer than {MAX_IDENTITY_LINE_BYTES} bytes or unterminated")
+    try:
+        value = json.loads(line.decode("utf-8"))
+    except ValueError as error:
+        raise WorkerError("WORKER_IDENTITY_INVALID", f"the identity line is not JSON: {error}") from None
+    if not isinstance(value, dict) or set(value) != {"session_id", "generation"}:
+        raise WorkerError("WORKER_IDENTITY_INVALID", 'the identity line must be {"session_id": ..., "generation": ...}')
+    session, generation = value["session_id"], value["generation"]
+    if not is_identifier(session) or not is_identifier(generation):
+        raise WorkerError("WORKER_IDENTITY_INVALID", f"session {session!r} or generation {generation!r} is not an identifier")
+    return session, generation
 
 
 def _start(token: str | None, args: argparse.Namespace) -> int:
@@ -80,6 +124,16 @@ def _start(token: str | None, args: argparse.Namespace) -> int:
         hooks = load_source(args.source)
     elif args.source:
         raise WorkerError("WORKER_SOURCE_UNEXPECTED", f"--source {args.source!r} is only for the hooks role")
+    if args.identity_stdin:
+        # Everything above is the spare's warm part; from here on it is one session's worker.
+        identity = read_identity(sys.stdin.buffer)
+        if identity is None:
+            return 0
+        args.session, args.generation = identity
+        # Nothing a cell runs may read the host's pipe (or keep it open).
+        devnull = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(devnull, 0)
+        os.close(devnull)
     try:
         conn = Connection.connect(args.socket, args.session, args.generation)
     except OSError as error:

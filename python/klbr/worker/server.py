@@ -4,10 +4,17 @@
   loop, in a context that carries its :class:`~klbr.runtime.ExecutionScope`.
 * ``invoke`` (hooks): invocations run one at a time in arrival order (one bounded actor).
 * ``interrupt``: cancels the running operation's task. Because a cell stuck in synchronous code
-  never lets the loop run, the reader thread also sends SIGINT to the main thread; the SIGINT
-  handler raises KeyboardInterrupt only while the foreground task is running its own code (never
-  in the loop, never in a background task, never inside the worker's own frames), and ignores it
-  at any other time. The host's own SIGINT (rung 2 of the C7 ladder) takes the same path.
+  never lets the loop run, the reader thread also sends SIGINT to the main thread (the "kick");
+  the SIGINT handler raises KeyboardInterrupt only while the foreground task is running its own
+  code (never in the loop, never in a background task, never inside the worker's own frames), and
+  ignores it at any other time. The host's own SIGINT (rung 2 of the C7 ladder) takes the same path.
+  The interrupt is a flag on the operation (``Foreground.kick_pending``), made by the reader thread
+  as soon as it reads the ``execute``: whichever of the reader (interrupt read) and the cell
+  (code entered, ``armed``) comes second kicks. One signal can still be lost: one that arrives
+  after the main thread's last check and before it blocks in a system call (``time.sleep``) is
+  handled only when that call returns. So a kick that has not landed (raised in the cell's code)
+  is sent again every ``KICK_RETRY`` seconds by the kicker thread, until it lands, the cell's code
+  is over, or the cell installed a SIGINT handler of its own.
 * ``shutdown`` / EOF: send nothing more, terminate and reap every descendant, exit (0). If the
   loop does not get there within ``exit_grace`` seconds (a cell that swallows the interrupt), the
   reader thread does it itself, so no worker outlives its host.
@@ -40,12 +47,22 @@ if TYPE_CHECKING:  # the hooks role's imports are loaded only by that role (live
     from .hooks_role import HookSource
     from .live import LiveOutput
 
-__all__ = ["MAX_ERROR_BYTES", "MAX_QUEUED_INVOCATIONS", "SWITCH_INTERVAL", "Foreground", "Worker", "in_worker_code"]
+__all__ = [
+    "KICK_RETRY", "MAX_ERROR_BYTES", "MAX_QUEUED_INVOCATIONS", "SWITCH_INTERVAL", "Foreground", "Worker", "in_worker_code"
+]
 
 #: The ``error`` text of a completion is cut to this many UTF-8 bytes (C7).
 MAX_ERROR_BYTES = 65_536
-#: Seconds a busy main thread holds the GIL before the reader thread may take it.
-SWITCH_INTERVAL = 0.001
+#: Seconds a busy main thread holds the GIL before the reader thread may take it: most of the
+#: interrupt latency of a cell in a pure-Python loop (the reader needs the GIL to read the interrupt
+#: and kick). 0.2 ms instead of 1 ms; below that the handoffs cost more than the wait. It only
+#: matters under contention: a cell's own CPU-bound threads switch this often too.
+SWITCH_INTERVAL = 0.0002
+#: Seconds between two kicks of an interrupt that has not landed in the operation's code yet.
+KICK_RETRY = 0.001
+#: After this many retries at KICK_RETRY, the kicker retries ten times less often (a cell that
+#: blocks SIGINT is waiting for the host's own SIGINT or hard stop, not for more kicks).
+_FAST_KICKS = 100
 #: Invocations waiting behind the running one; more are refused with a failed completion.
 MAX_QUEUED_INVOCATIONS = 64
 
@@ -88,7 +105,8 @@ class Foreground:
     """The one running operation: a cell (with its scope and capture) or a hook invocation."""
 
     __slots__ = (
-        "id", "kind", "task", "armed", "kick_pending", "interrupted", "scope", "capture", "completed", "on_done"
+        "id", "kind", "task", "armed", "kick_pending", "kick_landed", "interrupted", "scope", "capture",
+        "completed", "on_done",
     )
 
     def __init__(
@@ -102,6 +120,9 @@ class Foreground:
         #: Set by the reader thread when an interrupt (or the end) arrived for this operation: if its
         #: code was not armed yet, it kicks itself when it arms (see ``Worker._arm``).
         self.kick_pending = False
+        #: Set once the kick raised KeyboardInterrupt in the operation's code (or the loop cancelled
+        #: its task): the kicker stops sending it again.
+        self.kick_landed = False
         self.interrupted = False
         self.scope = scope
         self.capture = capture
@@ -155,11 +176,13 @@ class Worker:
         self._ending = threading.Lock()
         self._ending_started = False
         self._queue: collections.deque[dict] = collections.deque()
-        #: The id of the last ``execute`` the reader thread read, and an interrupt that arrived for
-        #: it before the loop started it (the loop may be blocked by nothing yet, or by the cell
-        #: itself the moment it starts): the cell is then kicked as soon as its code runs.
-        self._last_execute_read: str | None = None
-        self._early_interrupt: str | None = None
+        #: The cells of the ``execute`` messages the reader thread read, by id, each made before the
+        #: loop is told of it and kept until it ends: an interrupt read before the loop started the
+        #: cell sets the same flag the cell reads when its code starts.
+        self._arriving: dict[str, Foreground] = {}
+        #: The kicker thread sleeps on this pipe's read end; a byte wakes it (see ``_watch_kick``).
+        self._kicker_r, self._kicker_w = os.pipe()
+        os.set_blocking(self._kicker_w, False)
         self._actor: asyncio.Task | None = None
         if role == "workbench":
             self.runtime = Runtime(self.client)
@@ -182,10 +205,11 @@ class Worker:
         asyncio.set_event_loop(self.loop)
         self.client.loop = self.loop
         # The reader thread needs the GIL from a busy cell to deliver an interrupt; the default
-        # 5 ms switch interval would be most of the interrupt latency. Only matters under contention.
+        # 5 ms switch interval would be most of the interrupt latency (see SWITCH_INTERVAL).
         sys.setswitchinterval(SWITCH_INTERVAL)
         signal.signal(signal.SIGINT, self._on_sigint)
         signal.signal(signal.SIGTERM, self._on_sigterm)
+        threading.Thread(target=self._kicker, name="klbr-kicker", daemon=True).start()
         self.conn.on_broken = self._on_broken
         self.conn.send_now(self.conn.encode(hello))
         self.conn.start(self.loop, self._on_message, self._on_end, self._on_arrival)
@@ -233,18 +257,20 @@ class Worker:
     # -- the reader thread's side ---------------------------------------------------------
 
     def _on_arrival(self, message: dict) -> None:
-        """Runs on the reader thread, right after the message was queued for the loop."""
+        """Runs on the reader thread, right before the message is queued for the loop."""
         kind = message.get("kind")
         fg = self.fg
         if kind == "execute":
-            self._last_execute_read = message.get("id")
+            operation_id = message.get("id")
+            if self.role == "workbench" and type(operation_id) is str:
+                # The loop takes this one as the cell (see _execute): the flag an interrupt sets on
+                # it from now on is the one the cell reads when its code starts.
+                self._arriving[operation_id] = Foreground(operation_id, "cell")
         elif kind == "interrupt":
             target = message.get("id")
-            if target is not None and target == self._last_execute_read:
-                # Set before self.fg is read again; _execute sets self.fg before reading this, so
-                # whichever side comes second sees the other's write.
-                self._early_interrupt = target
-                fg = self.fg
+            arriving = self._arriving.get(target) if type(target) is str else None
+            if arriving is not None and arriving is not fg:
+                self._kick_when_armed(arriving)
             if fg is not None and fg.id == target:
                 self._kick_when_armed(fg)
         elif kind in ("shutdown", "<end>"):
@@ -271,11 +297,47 @@ class Worker:
             self._kick(fg.id)
 
     def _kick(self, target: str) -> None:
+        self._send_sigint(target)
+        self._watch_kick()
+
+    def _send_sigint(self, target: str) -> None:
         self._sigint_target = target
         try:
             signal.pthread_kill(self._main_ident, signal.SIGINT)
         except (OSError, ValueError):
             pass
+
+    def _watch_kick(self) -> None:
+        """Wake the kicker: it sends the kick again until it lands. Lock-free (signal handlers call it)."""
+        try:
+            os.write(self._kicker_w, b"k")
+        except OSError:
+            pass  # the pipe is full: the kicker is awake anyway
+
+    def _kick_unlanded(self, fg: Foreground) -> bool:
+        """Whether ``fg`` still waits for its kick: asked, not landed, its code running, our handler in place."""
+        return (
+            self.fg is fg and fg.kick_pending and not fg.kick_landed and fg.armed
+            and signal.getsignal(signal.SIGINT) == self._on_sigint
+        )
+
+    def _kicker(self) -> None:
+        """The kicker thread: sends a kick again while it has not landed (see the module docstring)."""
+        while True:
+            try:
+                os.read(self._kicker_r, 64)
+            except InterruptedError:
+                continue
+            except OSError:
+                return
+            retries = 0
+            while True:
+                time.sleep(KICK_RETRY if retries < _FAST_KICKS else KICK_RETRY * 10)
+                retries += 1
+                fg = self.fg
+                if fg is None or not self._kick_unlanded(fg):
+                    break
+                self._send_sigint(fg.id)
 
     def _start_watchdog(self, code: int) -> None:
         with self._ending:
@@ -310,9 +372,11 @@ class Worker:
         except RuntimeError:
             return
         if in_worker_code(frame):
-            # Inside the worker's own bookkeeping: try again in a moment, in the cell's code.
-            threading.Timer(0.001, self._kick, (fg.id,)).start()
+            # Inside the worker's own bookkeeping: the kicker tries again in a moment, in the cell's code.
+            fg.kick_pending = True
+            self._watch_kick()
             return
+        fg.kick_landed = True
         raise KeyboardInterrupt
 
     # -- the loop's side -------------------------------------------------------------------
@@ -337,6 +401,7 @@ class Worker:
             fg = self.fg
             if fg is not None and fg.id == message["id"] and fg.task is not None:
                 fg.interrupted = True
+                fg.kick_landed = True  # the loop runs, so the cell's code is not: the cancel reaches it
                 fg.task.cancel()
         elif kind == "shutdown":
             self._finish(0, None)
@@ -386,22 +451,27 @@ class Worker:
             self._failed(operation_id, f"execute is not served by the {self.role} role")
             return
         if self.fg is not None:
+            if self._arriving.get(operation_id) is not self.fg:
+                self._arriving.pop(operation_id, None)
             self._failed(operation_id, f"operation {self.fg.id} is running; one foreground operation at a time")
             return
         assert self.loop is not None
         scope = ExecutionScope(operation_id)
-        fg = Foreground(operation_id, "cell", scope=scope, capture=OutputCapture())
+        fg = self._arriving.get(operation_id)
+        if fg is None:
+            fg = Foreground(operation_id, "cell")
+        fg.scope, fg.capture = scope, OutputCapture()
         if self.live is not None:
             self.live.begin(operation_id)
             fg.capture.live = self.live.write
         scope.on_yield = lambda: self._on_yield(fg)
         context = contextvars.copy_context()
         context.run(current_scope.set, scope)
+        # An interrupt read from now on finds the cell as self.fg; one read before set the flag on
+        # this same object, and the cell kicks itself when its code starts (_arm).
         self.fg = fg
-        if self._early_interrupt == operation_id:
-            # Interrupted before it started: its code is kicked the moment it is armed.
+        if fg.kick_pending:
             fg.interrupted = True
-            fg.kick_pending = True
         sys.stdout, sys.stderr = self._stdout, self._stderr
         fg.on_done = lambda task: self._cell_done(fg, task)
         # The task's first step runs within start_task: the Foreground has its task and done
@@ -480,8 +550,8 @@ class Worker:
         if fg.scope.yielded:
             status, error = "yielded", None
         self.client.expire(fg.scope)
-        if self._early_interrupt == fg.id:
-            self._early_interrupt = None
+        if self._arriving.get(fg.id) is fg:
+            del self._arriving[fg.id]
         if self.fg is fg:
             self.fg = None
         if error is not None:

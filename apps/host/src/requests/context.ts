@@ -101,6 +101,8 @@ export type Notification =
   | { type: "execution"; session_id: string; execution_id: string; status: string; at_ms: number }
   | { type: "hooks"; revision: string; epoch: number; at_ms: number }
   | { type: "kernel.reset"; session_id: string; generation: string; skills: string | null; at_ms: number }
+  /** A workbench shut down after its idle timeout (C19); its session lives on. */
+  | { type: "workbench.culled"; session_id: string; generation: string; idle_ms: number; at_ms: number }
   | { type: "session.stopped"; session_id: string; drain: boolean; at_ms: number }
   /** A model turn's progress: turn_start, request, delta, reply, refusal, error, fold, turn_end. */
   | { type: "model"; phase: string; session_id: string; at_ms: number; [field: string]: unknown };

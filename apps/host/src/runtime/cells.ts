@@ -68,7 +68,8 @@ export class Cells {
       if (queuedId !== null && this.queued.get(queuedId) === "cancelled") return this.closeUnrun(queuedId, sessionId, bench.generation ?? "none", code);
       // Checked again in the slot: a stop that came while this cell queued wins over it.
       workbenches.refuseClosed(sessionId);
-      if (!bench.worker || bench.worker.state === "dead") await workbenches.restart(bench, "worker_died");
+      // A culled workbench's next generation says so in kernel.reset (C19); any other end is a death.
+      if (!bench.worker || bench.worker.state === "dead") await workbenches.restart(bench, bench.endedFor ?? "worker_died");
       const worker = bench.worker!;
       const live: LiveExecution = { id: opts.executionId ?? this.deps.newId("ex"), sessionId, generation: worker.generation, yielded: false, ended: false, hooksPin: null };
       // A restart may have run meanwhile: an interrupt that came during it still keeps the cell from running.

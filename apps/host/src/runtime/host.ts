@@ -28,9 +28,10 @@ import { RequestLog } from "./request-log";
 import type { TurnHost } from "./session";
 import { Sessions } from "./sessions";
 import { SessionSkills, SkillsService } from "./skills-service";
-import { Status } from "./status";
+import { Status, type WorkbenchPoolView } from "./status";
 import { Turns, type DriveOptions } from "./turns";
 import { Wakes } from "./wakes";
+import { IdleCuller } from "./culling";
 import { Workbenches } from "./workbenches";
 import { LiveOutputHub } from "./live-output";
 import { WorkerLaunch } from "./worker-launch";
@@ -66,6 +67,10 @@ export interface HostOptions {
   passEnv?: string[];
   /** Start workbenches with C16 live output (default true; `klbr serve --no-live-output` turns it off). */
   liveOutput?: boolean;
+  /** Warm spare workbenches to keep (C19); default 0 (`klbr serve` keeps 1). */
+  spares?: number;
+  /** Shut a workbench down after this many ms idle (C19); default never. */
+  idleTimeoutMs?: number;
 }
 
 /**
@@ -90,6 +95,8 @@ export class Host {
   readonly headers: InstructionHeaders;
   readonly requestLog: RequestLog;
   readonly workbenches: Workbenches;
+  /** Idle culling (C19), when the host has an idle timeout. */
+  readonly culler: IdleCuller | null;
   readonly cells: Cells;
   readonly wakes: Wakes;
   readonly sessions: Sessions;
@@ -137,13 +144,14 @@ export class Host {
     this.headers = new InstructionHeaders(db, now, (sessionId) => adoptedSources(db, sessionId));
     const requestLog = (this.requestLog = new RequestLog(db, now));
     this.remote = new RemoteNamespaces({ db, dataDir: this.dataDir, pythonDir, now, newId, liveOutput, ...this.launch.graces() });
-    this.workbenches = new Workbenches({ db, now, notify, life, launch: this.launch, skills: this.skills, headers: this.headers, onHostReply: (event) => requestLog.replied(event) });
+    this.workbenches = new Workbenches({ db, now, notify, life, launch: this.launch, skills: this.skills, headers: this.headers, onHostReply: (event) => requestLog.replied(event), spares: options.spares ?? 0 });
+    this.culler = options.idleTimeoutMs === undefined ? null : this.idleCuller(options.idleTimeoutMs);
     this.wakes = new Wakes({ db, now, notify, life, hooks: this.hooks });
     const turnOf = (sessionId: string) => this.turns?.turnOf(sessionId) ?? null;
     this.sessions = new Sessions({ now, notify, life, workbenches: this.workbenches, skills: this.skills, headers: this.headers, turnOf });
     this.frontiers = new Frontiers({ db, sqlite, now, newId });
     this.frontiers.addSection(peerRequestsSection(db));
-    this.views = new Status({ db, dataDir: this.dataDir, workspace: this.workspace, startedAtMs: this.startedAtMs, now, sandbox: this.sandbox, hooks: this.hooks, workbenches: this.workbenches, skills: this.skills, turns: () => this.turns, remote: this.remote, liveOutput: liveOutput !== null });
+    this.views = new Status({ db, dataDir: this.dataDir, workspace: this.workspace, startedAtMs: this.startedAtMs, now, sandbox: this.sandbox, hooks: this.hooks, workbenches: this.workbenches, skills: this.skills, turns: () => this.turns, remote: this.remote, pool: () => this.poolView(), liveOutput: liveOutput !== null });
     this.services = this.requestServices();
     this.cells = new Cells({
       db,
@@ -173,6 +181,8 @@ export class Host {
       for (const sessionId of stoppedPeerSessions(host.db)) host.workbenches.markClosed(sessionId);
       await host.hooks.start();
       await host.workbenches.ensure(ROOT_SESSION, "host_start");
+      void host.workbenches.spares.fill();
+      host.culler?.start();
       const turns = host.turns;
       if (turns) {
         host.subscribe((n) => turns.follow(n));
@@ -189,6 +199,8 @@ export class Host {
   async stop(): Promise<void> {
     if (!this.life.beginStop()) return;
     this.wakes.stop();
+    this.culler?.stop();
+    await this.workbenches.spares.stop();
     const workers = [...this.workbenches.workers(), ...this.hooks.workers()];
     await Promise.allSettled([...workers.map((w) => w.shutdown()), this.remote.stop()]);
     // A turn still in a cell or a route call ends on its own now (workers gone, calls aborted) and writes nothing more.
@@ -240,6 +252,29 @@ export class Host {
   }
 
   // ---- wiring ----------------------------------------------------------------------------
+
+  /** Idle culling over this host's workbenches; each cull is a durable `workbench.culled` incident. */
+  private idleCuller(idleTimeoutMs: number): IdleCuller {
+    return new IdleCuller({
+      idleTimeoutMs,
+      all: () => this.workbenches.all(),
+      turnRunning: (sessionId) => this.turns?.turnOf(sessionId) != null,
+      onCulled: (bench, idleMs) => this.notifier.notify({ type: "workbench.culled", session_id: bench.sessionId, generation: bench.generation ?? "", idle_ms: Math.round(idleMs), at_ms: this.now() }),
+    });
+  }
+
+  /** Spares and culling for `klbr status`. */
+  private poolView(): WorkbenchPoolView {
+    const culler = this.culler;
+    const live = this.workbenches.all().filter((b) => b.worker !== null && b.worker.state !== "dead");
+    return {
+      spare: { target: this.workbenches.spares.target, ready: this.workbenches.spares.available, pids: this.workbenches.spares.pids },
+      idle_timeout_ms: this.options.idleTimeoutMs ?? null,
+      live: live.length,
+      idle: live.filter((b) => b.idle && b.worker!.state === "ready").length,
+      culled: culler?.culled ?? 0,
+    };
+  }
 
   /** What request handlers see: the basics and one view per service. */
   private requestServices(): HostServices {

@@ -27,6 +27,20 @@ export interface StatusDeps {
   remote: { status(): unknown };
   /** Whether workbenches stream live output (C16). */
   liveOutput: boolean;
+  /** Warm spares and idle culling (C19). */
+  pool(): WorkbenchPoolView;
+}
+
+/** `workbench_pool` of `klbr status` (C19): spares kept and ready, the idle timeout, live, idle and culled workbenches. */
+export interface WorkbenchPoolView {
+  spare: { target: number; ready: number; pids: number[] };
+  idle_timeout_ms: number | null;
+  /** Workbenches with a live worker. */
+  live: number;
+  /** Live workbenches with nothing running (idle for any time; culled after the timeout). */
+  idle: number;
+  /** Workbenches culled since the host started. */
+  culled: number;
 }
 
 /** Read-only views of the host: `klbr status` and runtime.inspect (C8). */
@@ -88,6 +102,7 @@ export class Status {
       orientation: adoptedScopes(db).map((scope) => ({ scope, sources: currentSources(db, scope) })),
       ...this.sessions(),
       remote: deps.remote.status(),
+      workbench_pool: deps.pool(),
     };
   }
 

@@ -12,6 +12,13 @@ export class Workbench {
   private tail: Promise<void> = Promise.resolve();
   /** Holders of the slot and those queued for it. */
   private claims = 0;
+  /** When the slot was last taken or given back (monotonic ms): idle culling counts from here (C19). */
+  lastActiveMs = performance.now();
+  /**
+   * Why the worker was ended while its session lives on (`idle_culled`), so the next generation's
+   * kernel.reset says so; null when it simply died.
+   */
+  endedFor: string | null = null;
 
   constructor(readonly sessionId: string) {}
 
@@ -38,6 +45,7 @@ export class Workbench {
     const previous = this.tail;
     let release!: () => void;
     this.claims += 1;
+    this.lastActiveMs = performance.now();
     this.tail = new Promise<void>((resolve) => (release = resolve));
     await previous;
     let released = false;
@@ -45,6 +53,7 @@ export class Workbench {
       if (released) return;
       released = true;
       this.claims -= 1;
+      this.lastActiveMs = performance.now();
       release();
     };
   }

@@ -1,4 +1,4 @@
-import { startWorker, type HostReplyEvent, type StartWorkerOptions, type Worker } from "@klbr/supervisor";
+import { startWorker, type HostReplyEvent, type SpareOptions, type StartWorkerOptions, type Worker } from "@klbr/supervisor";
 import type { SkillIndex } from "@klbr/skills";
 import type { HostDb } from "../db/open";
 import { HostError } from "../errors";
@@ -8,6 +8,8 @@ import type { InstructionHeaders } from "./instructions";
 import type { HostLife } from "./lifecycle";
 import type { Notify } from "./notifier";
 import type { SkillsService } from "./skills-service";
+import { recordIncident } from "../store/incidents";
+import { runtimeFingerprint, SparePool } from "./spares";
 import { noteRuntimeVersion } from "./version-check";
 import { Workbench } from "./workbench";
 import type { WorkerLaunch } from "./worker-launch";
@@ -23,6 +25,8 @@ export interface WorkbenchesDeps {
   headers: Pick<InstructionHeaders, "observeGeneration">;
   /** Where the supervisor reports each host reply as sent (the request log). */
   onHostReply(event: HostReplyEvent): void;
+  /** Warm spares to keep (C19; default 0 here, `klbr serve` keeps 1). */
+  spares?: number;
 }
 
 /**
@@ -36,7 +40,21 @@ export class Workbenches {
   /** Sessions closed for good (stopped peers): no cell starts there again. */
   private readonly closedSessions = new Set<string>();
 
-  constructor(private readonly deps: WorkbenchesDeps) {}
+  /** Warm spares (C19): a generation starts on one when one is ready and current. */
+  readonly spares: SparePool;
+
+  constructor(private readonly deps: WorkbenchesDeps) {
+    const settings = deps.launch.settings;
+    this.spares = new SparePool({
+      count: deps.spares ?? 0,
+      stopping: () => deps.life.stopping,
+      reindex: () => deps.skills.reindex(),
+      options: (index) => this.spareOptions(index),
+      // The runtime on disk and what every start shares (sandbox, flags): a spare must match both.
+      fingerprint: () => `${runtimeFingerprint(settings.pythonDir)} ${JSON.stringify(settings.sandbox.describe())}`,
+      onError: (error) => recordIncident(deps.db, "spare.start_failed", { error: error.message }, deps.now()),
+    });
+  }
 
   /** The session's workbench, if it was ever started. */
   get(sessionId: string): Workbench | undefined {
@@ -98,9 +116,10 @@ export class Workbenches {
     const generation = this.nextGeneration(bench.sessionId);
     const index = await this.deps.skills.reindex();
     life.refuseWhenStopping(`workbench ${bench.sessionId}`);
-    const worker = await life.keepUnlessStopping(startWorker(this.workerOptions(bench.sessionId, generation, index)), `workbench ${bench.sessionId}`);
+    const worker = await life.keepUnlessStopping(this.startWorker(bench.sessionId, generation, index), `workbench ${bench.sessionId}`);
     bench.worker = worker;
     bench.skills = index;
+    bench.endedFor = null;
     noteRuntimeVersion(db, worker, { role: "workbench", sessionId: bench.sessionId }, this.deps.now());
     const skills = (worker.hello as { skills?: string | null }).skills ?? null;
     recordKernelReset(db, { sessionId: bench.sessionId, generation, skillsRevision: skills, pid: worker.pid, reason, atMs: this.deps.now() });
@@ -108,14 +127,30 @@ export class Workbenches {
     this.deps.notify({ type: "kernel.reset", session_id: bench.sessionId, generation, skills, at_ms: this.deps.now() });
   }
 
+  /** The generation's worker: a current warm spare bound to it when one is ready, else a cold start. */
+  private async startWorker(sessionId: string, generation: string, index: SkillIndex): Promise<Worker> {
+    const spare = this.spares.take(index);
+    if (spare) {
+      try {
+        return await spare.bind(sessionId, generation);
+      } catch (error) {
+        // It died between the check and the bind: the cold start below is what it would have saved.
+        recordIncident(this.deps.db, "spare.bind_failed", { session_id: sessionId, generation, error: (error as Error).message }, this.deps.now());
+      }
+    }
+    return startWorker(this.workerOptions(sessionId, generation, index));
+  }
+
   /** How one workbench generation's worker is started: the command, its skills, sandbox, environment and graces. */
   workerOptions(sessionId: string, generation: string, index: SkillIndex): StartWorkerOptions {
+    return { ...this.spareOptions(index), role: "workbench", sessionId, generation };
+  }
+
+  /** The options of a workbench on `index` without its identity: a spare's, and every cold start's. */
+  private spareOptions(index: SkillIndex): SpareOptions {
     const { launch } = this.deps;
     return {
       ...launch.common(),
-      role: "workbench",
-      sessionId,
-      generation,
       materialize: (dir: string) => this.deps.skills.materialize(index, dir),
       expect: { revision: null, skills: index.revision },
       sandbox: launch.settings.sandbox.worker(),

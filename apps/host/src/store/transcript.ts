@@ -31,7 +31,32 @@ function prepare(sqlite: Database.Database) {
     reply: sqlite.prepare("SELECT reply FROM model_requests WHERE id = ?"),
     execution: sqlite.prepare("SELECT id, status, output, truncated_bytes, error, ended_by, started_at_ms, ended_at_ms FROM executions WHERE id = ?"),
     header: sqlite.prepare("SELECT record FROM header_records WHERE id = ?"),
+    previousCellGeneration: sqlite.prepare(
+      "SELECT e.generation FROM transcript_records t JOIN executions e ON e.id = t.ref WHERE t.session_id = ? AND t.kind = 'cell' AND t.seq < ? ORDER BY t.seq DESC LIMIT 1",
+    ),
+    resetReason: sqlite.prepare("SELECT reason FROM kernel_resets WHERE session_id = ? AND generation = ? ORDER BY id DESC LIMIT 1"),
+    executionGeneration: sqlite.prepare("SELECT session_id, generation FROM executions WHERE id = ?"),
   };
+}
+
+/**
+ * kernel.reset reasons that end a namespace the session still had (C17, C19): the model's first
+ * cell in the generation after one is told its names are gone.
+ */
+export const NAMESPACE_LOST_REASONS: ReadonlySet<string> = new Set(["idle_culled", "memory_limit", "cpu_limit", "procs_limit"]);
+
+/**
+ * Why the namespace the model last ran a cell in is gone, when the cell at `seq` runs in a later
+ * generation started for one of {@link NAMESPACE_LOST_REASONS}; null otherwise (the same
+ * generation, the session's first cell, or a restart the model already read as its cell's failure).
+ */
+export function namespaceLost(sqlite: Database.Database, sessionId: string, seq: number, executionId: string): string | null {
+  const s = stmts(sqlite);
+  const own = s.executionGeneration.get(executionId) as { session_id: string; generation: string } | undefined;
+  const before = s.previousCellGeneration.get(sessionId, seq) as { generation: string } | undefined;
+  if (!own || !before || before.generation === own.generation) return null;
+  const reset = s.resetReason.get(own.session_id, own.generation) as { reason: string } | undefined;
+  return reset && NAMESPACE_LOST_REASONS.has(reset.reason) ? reset.reason : null;
 }
 
 function stmts(sqlite: Database.Database) {
@@ -96,6 +121,8 @@ export function loadTranscript(sqlite: Database.Database, sessionId: string, aft
       case "cell": {
         const result = cellResult(sqlite, ref);
         if (!result) return out;
+        const lost = namespaceLost(sqlite, sessionId, seq, ref);
+        if (lost !== null) result.namespace_lost = lost;
         out.push({ seq, kind: "cell", request_id: row.request_id as string, call_id: (row.call_id as string | null) ?? null, result });
         break;
       }

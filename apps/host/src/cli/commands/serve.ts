@@ -1,23 +1,26 @@
 import type { Command } from "commander";
 import { optionsOf, run, type CommonOptions } from "../command";
 import { sandboxSettings } from "../../sandbox/settings";
+import { parseIdleTimeout, parseSpares } from "../pool-options";
 import { checkKlbrPython } from "../python-check";
 import { parseLogLevel, ServeLog } from "../serve-log";
 import { dataDirOf } from "../target";
 
 /** `klbr serve`: the daemon. Stops cleanly (every worker tree) on SIGINT/SIGTERM. */
 export async function serveCommand(
-  opts: CommonOptions & { sandbox?: string; network?: string; route?: string; drive?: boolean; passEnv?: string[]; logLevel?: string; json?: boolean; liveOutput?: boolean },
+  opts: CommonOptions & { sandbox?: string; network?: string; route?: string; drive?: boolean; passEnv?: string[]; logLevel?: string; json?: boolean; spare?: string; idleTimeout?: string; liveOutput?: boolean },
 ): Promise<number> {
   const log = new ServeLog(parseLogLevel(opts.logLevel), opts.json === true);
   // Checked before anything starts: a sandbox asked for and not understood is an error, never none.
   const { mode, network } = sandboxSettings({ sandbox: opts.sandbox, network: opts.network });
+  const spares = parseSpares(opts.spare ?? "1");
+  const idleTimeoutMs = opts.idleTimeout === undefined ? undefined : parseIdleTimeout(opts.idleTimeout);
   checkKlbrPython();
   const { serveControl } = await import("../../control/server");
   const { Host } = await import("../../runtime/host");
   const drive = await driveOption(dataDirOf(opts), opts);
   const startedAtMs = Date.now();
-  const host = await Host.start({ dataDir: dataDirOf(opts), sandbox: mode, network, drive, passEnv: opts.passEnv ?? [], liveOutput: opts.liveOutput !== false, ...(opts.workspace ? { workspace: opts.workspace } : {}) });
+  const host = await Host.start({ dataDir: dataDirOf(opts), sandbox: mode, network, drive, passEnv: opts.passEnv ?? [], spares, liveOutput: opts.liveOutput !== false, ...(idleTimeoutMs !== undefined ? { idleTimeoutMs } : {}), ...(opts.workspace ? { workspace: opts.workspace } : {}) });
   let server;
   try {
     server = await serveControl(host, host.layout.controlSocket, host.liveOutput ?? undefined);
@@ -96,5 +99,7 @@ export function register(program: Command): void {
     .option("--pass-env <name>", "also give workers and commands this variable of the daemon's environment (repeatable; KLBR_PASS_ENV=A,B too)", (name: string, names: string[]) => [...names, name], [] as string[])
     .option("--log-level <level>", "what to log on stderr, one line per event: error | warn | info (start, workers, activations, incidents) | debug (cells, inputs, requests)", "info")
     .option("--json", "log one JSON object per line")
+    .option("--spare <n>", "warm spare workbenches kept started for new sessions and restarts, 0 for none (C19)", "1")
+    .option("--idle-timeout <duration>", "shut down a workbench idle this long (500ms, 30s, 5m, 2h; default off); its next cell starts a new generation (C19)")
     .action(run(async (cmd) => serveCommand(optionsOf(cmd))));
 }

@@ -28,6 +28,11 @@ export async function statusCommand(opts: CommonOptions & { json?: boolean }): P
       lines.push(`workbench  ${String(b.session_id)} ${String(b.generation)} pid ${String(b.pid)} ${String(b.state)}${b.running ? ` running ${String(b.running)}` : ""}`);
       if (b.stderr_tail) lines.push(`  stderr tail: ${JSON.stringify(String(b.stderr_tail).slice(-200))}`);
     }
+    const pool = status.workbench_pool as { spare: { target: number; ready: number }; idle_timeout_ms: number | null; live: number; idle: number; culled: number } | undefined;
+    if (pool) {
+      const culling = pool.idle_timeout_ms === null ? "no idle culling" : `idle timeout ${pool.idle_timeout_ms} ms`;
+      lines.push(`pool       ${pool.live} live, ${pool.idle} idle, ${pool.culled} culled (${culling}); spares ${pool.spare.ready} ready of ${pool.spare.target}`);
+    }
     for (const r of (status.remote as Array<Record<string, unknown>> | undefined) ?? []) {
       const live = r.state === "dead" ? `dead (${String(r.ended)})` : `${String(r.state)} remote pid ${String(r.remote_pid)} ssh pid ${String(r.ssh_pid)}`;
       const running = (r.running as string[]).length > 0 ? ` running ${(r.running as string[]).join(",")}` : "";

@@ -1,0 +1,29 @@
+import { describe, expect, it } from "vitest";
+import { MAX_IDLE_TIMEOUT_MS, parseIdleTimeout, parseSpares } from "./pool-options";
+
+describe("--idle-timeout", () => {
+  it("reads ms, s, m and h, and off", () => {
+    expect(parseIdleTimeout("500ms")).toBe(500);
+    expect(parseIdleTimeout("30s")).toBe(30_000);
+    expect(parseIdleTimeout("5m")).toBe(300_000);
+    expect(parseIdleTimeout("2h")).toBe(7_200_000);
+    expect(parseIdleTimeout("off")).toBeUndefined();
+  });
+
+  it("takes 1ms and 168h, refuses 0, one past a week, and what is not a duration, naming it", () => {
+    expect(parseIdleTimeout("1ms")).toBe(1);
+    expect(parseIdleTimeout("168h")).toBe(MAX_IDLE_TIMEOUT_MS);
+    for (const bad of ["0s", "0ms", `${MAX_IDLE_TIMEOUT_MS + 1}ms`, "169h", "30", "1.5s", "-1s", "thirty", ""]) {
+      expect(() => parseIdleTimeout(bad)).toThrow(expect.objectContaining({ code: "CLI_USAGE", message: expect.stringContaining(JSON.stringify(bad)) }));
+    }
+  });
+});
+
+describe("--spare", () => {
+  it("takes 0 to 64 and refuses 65, negatives and fractions", () => {
+    expect(parseSpares("0")).toBe(0);
+    expect(parseSpares("1")).toBe(1);
+    expect(parseSpares("64")).toBe(64);
+    for (const bad of ["65", "-1", "1.5", "one", ""]) expect(() => parseSpares(bad)).toThrow(expect.objectContaining({ code: "CLI_USAGE" }));
+  });
+});

@@ -1,0 +1,26 @@
+import { HostError } from "../errors";
+
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
+
+/** The longest idle timeout (a week): past that, "off" is what was meant. */
+export const MAX_IDLE_TIMEOUT_MS = 7 * 86_400_000;
+/** The most warm spares a host keeps (each is a live worker, ~30 MiB). */
+export const MAX_SPARES = 64;
+
+/** `--idle-timeout DURATION` (C19): `500ms`, `30s`, `5m`, `2h`, or `off`; undefined when off. */
+export function parseIdleTimeout(value: string): number | undefined {
+  if (value === "off") return undefined;
+  const m = /^(\d+)(ms|s|m|h)$/.exec(value);
+  const ms = m ? Number(m[1]) * UNIT_MS[m[2]!]! : Number.NaN;
+  if (!Number.isSafeInteger(ms) || ms < 1 || ms > MAX_IDLE_TIMEOUT_MS) {
+    throw new HostError("CLI_USAGE", `--idle-timeout needs a duration from 1ms to 168h (500ms, 30s, 5m, 2h) or off, got ${JSON.stringify(value)}`);
+  }
+  return ms;
+}
+
+/** `--spare N` (C19): warm spare workbenches to keep, 0 (off) to 64. */
+export function parseSpares(value: string): number {
+  const n = /^\d+$/.test(value) ? Number(value) : Number.NaN;
+  if (!Number.isSafeInteger(n) || n > MAX_SPARES) throw new HostError("CLI_USAGE", `--spare needs a whole number from 0 to ${MAX_SPARES}, got ${JSON.stringify(value)}`);
+  return n;
+}

@@ -1,0 +1,130 @@
+import { createHash } from "node:crypto";
+import { readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { startSpare, type SpareOptions, type SpareWorker } from "@klbr/supervisor";
+import type { SkillIndex } from "@klbr/skills";
+
+/** What the spare pool uses of the host. */
+export interface SparesDeps {
+  /** How many spares to keep (0: none). */
+  count: number;
+  /** Whether the host is stopping: no spare starts then. */
+  stopping(): boolean;
+  /** Index the skill roots now (the set a spare installs). */
+  reindex(): Promise<SkillIndex>;
+  /** The worker options of a workbench on `index`, as a cold start would use them. */
+  options(index: SkillIndex): SpareOptions;
+  /** What makes a spare current besides its skills: the runtime it imported, the sandbox, the worker flags. */
+  fingerprint(): string;
+  /** A spare could not be started (the pool retries at the next take). */
+  onError(error: Error): void;
+}
+
+interface Spare {
+  worker: SpareWorker;
+  /** The skill set revision it installed and the fingerprint it was started with. */
+  skills: string;
+  fingerprint: string;
+}
+
+/**
+ * The warm spares (C19): workbenches started and waiting, with the current skill set, taken by the
+ * next session (or restart) that needs a workbench; a new one starts behind each one taken. A spare
+ * whose skill set or fingerprint is no longer current is discarded and replaced, never handed out.
+ */
+export class SparePool {
+  private readonly ready: Spare[] = [];
+  private starting = 0;
+  private filling: Promise<void> | null = null;
+  private stopped = false;
+
+  constructor(private readonly deps: SparesDeps) {}
+
+  /** How many spares are kept. */
+  get target(): number {
+    return this.deps.count;
+  }
+
+  /** Spares started and not taken. */
+  get available(): number {
+    return this.ready.filter((s) => s.worker.available).length;
+  }
+
+  /** The pids of the spares started and not taken. */
+  get pids(): number[] {
+    return this.ready.filter((s) => s.worker.available).map((s) => s.worker.pid);
+  }
+
+  /** Start spares until `count` are up (one at a time: each start costs a core for ~100 ms). */
+  fill(): Promise<void> {
+    if (this.deps.count <= 0 || this.stopped) return Promise.resolve();
+    this.filling ??= this.fillLoop().finally(() => (this.filling = null));
+    return this.filling;
+  }
+
+  private async fillLoop(): Promise<void> {
+    while (!this.stopped && !this.deps.stopping() && this.available + this.starting < this.deps.count) {
+      this.starting += 1;
+      try {
+        const index = await this.deps.reindex();
+        const fingerprint = this.deps.fingerprint();
+        const worker = await startSpare(this.deps.options(index));
+        if (this.stopped || this.deps.stopping()) {
+          await worker.discard();
+          return;
+        }
+        this.ready.push({ worker, skills: index.revision, fingerprint });
+      } catch (error) {
+        this.deps.onError(error as Error);
+        return;
+      } finally {
+        this.starting -= 1;
+      }
+    }
+  }
+
+  /**
+   * A current spare for a generation on `index`, or null when none is ready. Spares that died or
+   * are no longer current are discarded on the way; a replacement starts behind whatever left.
+   */
+  take(index: SkillIndex): SpareWorker | null {
+    const fingerprint = this.deps.fingerprint();
+    let found: SpareWorker | null = null;
+    while (this.ready.length > 0 && found === null) {
+      const spare = this.ready.shift()!;
+      if (spare.worker.available && spare.skills === index.revision && spare.fingerprint === fingerprint) found = spare.worker;
+      else void spare.worker.discard();
+    }
+    void this.fill();
+    return found;
+  }
+
+  /** Discard every spare; none starts again. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.filling?.catch(() => undefined);
+    const all = this.ready.splice(0);
+    await Promise.allSettled(all.map((s) => s.worker.discard()));
+  }
+}
+
+/**
+ * A fingerprint of the Python runtime on disk (every file's path, size and mtime): a spare that
+ * imported an older runtime than the one a cold start would run is not current.
+ */
+export function runtimeFingerprint(pythonDir: string): string {
+  const hash = createHash("sha256");
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      if (entry.name === "__pycache__") continue;
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (entry.name.endsWith(".py")) {
+        const st = statSync(path);
+        hash.update(`${path}\0${st.size}\0${st.mtimeMs}\n`);
+      }
+    }
+  };
+  walk(join(pythonDir, "klbr"));
+  return hash.digest("hex");
+}

@@ -56,7 +56,11 @@ __all__ = [
     "OUTPUT_STREAMS",
     "PROTOCOL_VERSION",
     "WORKER_ROLES",
+    "LIVE_OUTPUT_STREAMS",
+    "MAX_LIVE_OUTPUT_TEXT_BYTES",
+    "OUTPUT_SEQUENCE_MEMORY",
     "EnvelopeError",
+    "OutputSequence",
     "canonical_method",
     "is_digest",
     "is_error_code",
@@ -85,6 +89,10 @@ MAX_CELL_SOURCE_BYTES = 262_144
 MAX_OUTPUT_RECORDS = 256
 #: Most output text one completed cell may carry, in UTF-8 bytes over all records.
 MAX_OUTPUT_TEXT_BYTES = 65_536
+#: ``output`` (C16) ``text`` is 1..this many UTF-8 bytes.
+MAX_LIVE_OUTPUT_TEXT_BYTES = 16_384
+#: Completed operation ids an :class:`OutputSequence` remembers to name an ``output`` after ``completed``.
+OUTPUT_SEQUENCE_MEMORY = 256
 #: Longest cell traceback or worker failure text, in UTF-8 bytes.
 MAX_ERROR_BYTES = 65_536
 #: Longest ``local.send`` / ``delivery.review`` text, in UTF-8 bytes.
@@ -121,6 +129,8 @@ WORKER_ROLES = ("workbench", "hooks")
 CELL_STATUSES = ("ok", "error", "yielded", "interrupted")
 #: Output streams of a cell.
 OUTPUT_STREAMS = ("stdout", "stderr", "result")
+#: Streams of a live ``output`` message (C16): a ``result`` is only ever in the completion.
+LIVE_OUTPUT_STREAMS = ("stdout", "stderr")
 #: Aliases the spec accepts, mapped to the method they stand for.
 METHOD_ALIASES = {"agents.open": "peer.open", "peer.message": "peer.send"}
 #: Every code an EnvelopeError may carry (the TypeScript package uses the same strings).
@@ -137,6 +147,11 @@ ENVELOPE_ERROR_CODES = (
     "ENVELOPE_UNKNOWN_METHOD",
     "ENVELOPE_LIMIT_EXCEEDED",
     "ENVELOPE_ROLE_MISMATCH",
+    # Connection state (C16 live output), raised by OutputSequence, never by a parse of one envelope.
+    "ENVELOPE_OUTPUT_NOT_NEGOTIATED",
+    "ENVELOPE_OUTPUT_UNKNOWN_OPERATION",
+    "ENVELOPE_OUTPUT_AFTER_COMPLETED",
+    "ENVELOPE_OUTPUT_SEQUENCE",
 )
 
 _MAX_SAFE_INTEGER = 2**53 - 1
@@ -682,6 +697,15 @@ _MESSAGES: dict[str, Validator] = {
         ("reply", _host_reply),
     ),
     "completed": _strict(("kind", _kind("completed")), ("id", _identifier), ("result", _completed_result)),
+    # C16 live output; the rules across messages are OutputSequence's.
+    "output": _strict(
+        ("kind", _kind("output")),
+        ("id", _identifier),
+        ("seq", _integer(0)),
+        ("stream", _picklist(*LIVE_OUTPUT_STREAMS)),
+        ("text", _non_empty_text(MAX_LIVE_OUTPUT_TEXT_BYTES)),
+        ("dropped_bytes", _integer(0)),
+    ),
     "interrupt": _strict(("kind", _kind("interrupt")), ("id", _identifier)),
     "shutdown": _strict(("kind", _kind("shutdown"))),
 }
@@ -824,3 +848,71 @@ def make_envelope(session_id: str, generation: str, message: dict) -> dict:
 def canonical_method(name: str) -> str:
     """The canonical name of a method: ``agents.open`` -> ``peer.open``, ``peer.message`` -> ``peer.send``."""
     return METHOD_ALIASES.get(name, name)
+
+
+# -- live output across messages (C16) ----------------------------------------------------------
+
+
+class OutputSequence:
+    """Per-connection checker of ``output`` messages (C16), the twin of TypeScript's ``OutputSequence``.
+
+    ``sent`` sees what the host sends (an ``execute`` starts an operation at seq 0); ``received``
+    sees what the worker sends (valid messages) and raises :class:`EnvelopeError` (paths relative
+    to the message) when an ``output`` is not negotiated, names no running ``execute``, follows its
+    ``completed``, or is out of order. Memory is bounded: the running operations and the last
+    ``OUTPUT_SEQUENCE_MEMORY`` completed ids (an older id reads as unknown, not as completed).
+    """
+
+    __slots__ = ("negotiated", "_running", "_completed")
+
+    def __init__(self, negotiated: bool) -> None:
+        self.negotiated = negotiated
+        self._running: dict[str, int] = {}
+        self._completed: dict[str, None] = {}  # insertion-ordered, like the TypeScript Set
+
+    def sent(self, message: dict) -> None:
+        """The host sent ``message`` to the worker."""
+        if message.get("kind") != "execute" or "id" not in message:
+            return
+        self._completed.pop(message["id"], None)
+        self._running[message["id"]] = 0
+
+    def received(self, message: dict) -> None:
+        """The worker sent ``message``; raises EnvelopeError for an ``output`` that breaks C16."""
+        kind = message.get("kind")
+        if kind == "output":
+            self._output(message)
+        elif kind == "completed" and self._running.pop(message.get("id"), None) is not None:
+            self._remember(message["id"])
+
+    def next_seq(self, operation_id: str) -> int | None:
+        """The seq the next ``output`` of ``operation_id`` must carry; None when it is not running."""
+        return self._running.get(operation_id)
+
+    def _output(self, message: dict) -> None:
+        if not self.negotiated:
+            _fail(
+                "ENVELOPE_OUTPUT_NOT_NEGOTIATED",
+                ("kind",),
+                message["kind"],
+                "no output: the worker was not started with --live-output",
+            )
+        operation_id = message["id"]
+        expected = self._running.get(operation_id)
+        if expected is None:
+            if operation_id in self._completed:
+                _fail(
+                    "ENVELOPE_OUTPUT_AFTER_COMPLETED",
+                    ("id",),
+                    operation_id,
+                    "the id of a running execute (this one completed)",
+                )
+            _fail("ENVELOPE_OUTPUT_UNKNOWN_OPERATION", ("id",), operation_id, "the id of a running execute")
+        if message.get("seq") != expected or type(message.get("seq")) is bool:
+            _fail("ENVELOPE_OUTPUT_SEQUENCE", ("seq",), message.get("seq"), f"seq {expected}")
+        self._running[operation_id] = expected + 1
+
+    def _remember(self, operation_id: str) -> None:
+        self._completed[operation_id] = None
+        if len(self._completed) > OUTPUT_SEQUENCE_MEMORY:
+            del self._completed[next(iter(self._completed))]

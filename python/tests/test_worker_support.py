@@ -61,6 +61,7 @@ class FakeHost:
         extra_env: dict[str, str] | None = None,
         accept: bool = True,
         token_stdin: bool = False,
+        live_output: bool = False,
         identity_stdin: bool = False,
         extra_args: list[str] | None = None,
     ) -> None:
@@ -80,6 +81,8 @@ class FakeHost:
         if token_stdin:
             argv.append("--token-stdin")
         argv += extra_args or []
+        if live_output:
+            argv.append("--live-output")
         env = {k: v for k, v in os.environ.items() if k != "KLBR_WORKER_TOKEN"}
         env["PYTHONPATH"] = str(PYTHON_DIR)
         if token is not None and not token_stdin:

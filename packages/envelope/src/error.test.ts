@@ -33,7 +33,7 @@ describe("EnvelopeError", () => {
   });
 
   it("lists twelve distinct ENVELOPE_ codes", () => {
-    expect(new Set(ENVELOPE_ERROR_CODES).size).toBe(12);
+    expect(new Set(ENVELOPE_ERROR_CODES).size).toBe(16);
     for (const code of ENVELOPE_ERROR_CODES) expect(code).toMatch(/^ENVELOPE_[A-Z_]+$/);
   });
 

@@ -12,6 +12,11 @@ export const ENVELOPE_ERROR_CODES = [
   "ENVELOPE_UNKNOWN_METHOD",
   "ENVELOPE_LIMIT_EXCEEDED",
   "ENVELOPE_ROLE_MISMATCH",
+  // Connection state (C16 live output), raised by OutputSequence, never by a parse of one envelope.
+  "ENVELOPE_OUTPUT_NOT_NEGOTIATED",
+  "ENVELOPE_OUTPUT_UNKNOWN_OPERATION",
+  "ENVELOPE_OUTPUT_AFTER_COMPLETED",
+  "ENVELOPE_OUTPUT_SEQUENCE",
 ] as const;
 
 /** A stable envelope error code. */

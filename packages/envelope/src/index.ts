@@ -4,6 +4,10 @@
 export { parseEnvelope, safeParseEnvelope, parseHostRequest, parseHookInput, parseHookResult, parseHello, makeEnvelope, parseReplyValue } from "./parse.js";
 export type { ExpectedIdentity } from "./envelope.js";
 
+// Connection state of C16 live output
+export { OutputSequence } from "./output-sequence.js";
+export type { OutputSequenceOptions, SequencedMessage } from "./output-sequence.js";
+
 // Errors
 export { EnvelopeError, isEnvelopeError, ENVELOPE_ERROR_CODES } from "./error.js";
 export type { EnvelopeErrorCode } from "./error.js";
@@ -23,6 +27,8 @@ export {
   MAX_OUTPUT_RECORDS,
   MAX_OUTPUT_TEXT_BYTES,
   MAX_ERROR_BYTES,
+  MAX_LIVE_OUTPUT_TEXT_BYTES,
+  OUTPUT_SEQUENCE_MEMORY,
   MAX_SEND_TEXT_BYTES,
   MAX_WORK_ITEM_TEXT_BYTES,
   MAX_CANDIDATE_TEXT_BYTES,
@@ -38,7 +44,7 @@ export {
   HOOK_SLOTS,
 } from "./limits.js";
 export { ATTENTION_SOURCES } from "./hook.js";
-export { WORKER_ROLES, CELL_STATUSES, OUTPUT_STREAMS } from "./message.js";
+export { WORKER_ROLES, CELL_STATUSES, OUTPUT_STREAMS, LIVE_OUTPUT_STREAMS } from "./message.js";
 
 // Schemas (valibot; for composition. Use the parse functions above for coded errors.)
 export { EnvelopeSchema, envelopeSchema, VersionSchema } from "./envelope.js";
@@ -56,6 +62,7 @@ export {
   HookResultSchema,
   FailedResultSchema,
   OutputRecordSchema,
+  OutputMessageSchema,
   InterruptMessageSchema,
   ShutdownMessageSchema,
 } from "./message.js";
@@ -81,6 +88,7 @@ export type {
   HostRequestMessage,
   HostReplyMessage,
   CompletedMessage,
+  OutputMessage,
   InterruptMessage,
   ShutdownMessage,
   CompletedResult,

@@ -12,6 +12,10 @@ export const MAX_CELL_SOURCE_BYTES = 262_144;
 export const MAX_OUTPUT_RECORDS = 256;
 /** Most output text one completed cell may carry, in UTF-8 bytes over all records. */
 export const MAX_OUTPUT_TEXT_BYTES = 65_536;
+/** `output` (C16) `text` is 1..this many UTF-8 bytes. */
+export const MAX_LIVE_OUTPUT_TEXT_BYTES = 16_384;
+/** Completed operation ids an {@link OutputSequence} remembers to name an `output` after `completed`. */
+export const OUTPUT_SEQUENCE_MEMORY = 256;
 /** Longest cell traceback or worker failure text, in UTF-8 bytes. */
 export const MAX_ERROR_BYTES = 65_536;
 /** Longest `local.send` / `delivery.review` message text, in UTF-8 bytes. */

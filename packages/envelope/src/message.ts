@@ -6,12 +6,13 @@ import {
   HOOK_SLOTS,
   MAX_CELL_SOURCE_BYTES,
   MAX_ERROR_BYTES,
+  MAX_LIVE_OUTPUT_TEXT_BYTES,
   MAX_OUTPUT_RECORDS,
   MAX_OUTPUT_TEXT_BYTES,
   MAX_TOKEN_BYTES,
   MAX_RUNTIME_VERSION_BYTES,
 } from "./limits.js";
-import { boundedText, digest, errorCode, identifier, integer, record, rule, variantOf } from "./rules.js";
+import { boundedText, digest, errorCode, identifier, integer, nonEmptyText, record, rule, variantOf } from "./rules.js";
 import { fitsUtf8, utf8Length } from "./text.js";
 
 /** The two worker roles. */
@@ -22,6 +23,9 @@ export const CELL_STATUSES = ["ok", "error", "yielded", "interrupted"] as const;
 
 /** Output streams of a cell. */
 export const OUTPUT_STREAMS = ["stdout", "stderr", "result"] as const;
+
+/** Streams of a live `output` message (C16): a `result` is only ever in the completion. */
+export const LIVE_OUTPUT_STREAMS = ["stdout", "stderr"] as const;
 
 const kind = <const K extends string>(name: K) => v.literal(name);
 
@@ -165,6 +169,20 @@ export const CompletedMessageSchema = v.strictObject({
   result: CompletedResultSchema,
 });
 
+/**
+ * `output` (C16, negotiated): what the running `execute` wrote, sent while it runs. `seq` counts
+ * 0, 1, 2, ... per operation and `dropped_bytes` the bytes written since the previous message that
+ * were not sent; those rules span messages, so {@link OutputSequence} checks them, not this schema.
+ */
+export const OutputMessageSchema = v.strictObject({
+  kind: kind("output"),
+  id: identifier,
+  seq: integer(0),
+  stream: v.picklist(LIVE_OUTPUT_STREAMS),
+  text: nonEmptyText(MAX_LIVE_OUTPUT_TEXT_BYTES),
+  dropped_bytes: integer(0),
+});
+
 /** `interrupt`: cancel one operation. */
 export const InterruptMessageSchema = v.strictObject({ kind: kind("interrupt"), id: identifier });
 
@@ -179,6 +197,7 @@ export const MessageSchema = variantOf("kind", [
   HostRequestMessageSchema,
   HostReplyMessageSchema,
   CompletedMessageSchema,
+  OutputMessageSchema,
   InterruptMessageSchema,
   ShutdownMessageSchema,
 ]);

@@ -22,6 +22,7 @@ import type {
   InterruptMessageSchema,
   InvokeMessageSchema,
   MessageSchema,
+  OutputMessageSchema,
   OutputRecordSchema,
   ShutdownMessageSchema,
   WORKER_ROLES,
@@ -45,6 +46,8 @@ export type HostRequestMessage = v.InferOutput<typeof HostRequestMessageSchema>;
 export type HostReplyMessage = v.InferOutput<typeof HostReplyMessageSchema>;
 /** `completed` message. */
 export type CompletedMessage = v.InferOutput<typeof CompletedMessageSchema>;
+/** `output` message (C16 live output). */
+export type OutputMessage = v.InferOutput<typeof OutputMessageSchema>;
 /** `interrupt` message. */
 export type InterruptMessage = v.InferOutput<typeof InterruptMessageSchema>;
 /** `shutdown` message. */

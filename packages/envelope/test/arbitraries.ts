@@ -126,6 +126,14 @@ export const message = fc.oneof(
     id: identifier,
     result: fc.oneof(cell, fc.record({ kind: fc.constant("hook"), value: hookValue }), fc.record({ kind: fc.constant("failed"), error: text })),
   }),
+  fc.record({
+    kind: fc.constant("output"),
+    id: identifier,
+    seq: safeNat,
+    stream: fc.constantFrom("stdout", "stderr"),
+    text: fc.string({ minLength: 1, maxLength: 60 }),
+    dropped_bytes: safeNat,
+  }),
   fc.record({ kind: fc.constant("interrupt"), id: identifier }),
   fc.record({ kind: fc.constant("shutdown") }),
 );

@@ -12,7 +12,7 @@ export const KEEPER_PID_PREFIX = "klbr.keeper pid=";
 
 /** Options of {@link startRemoteWorker}: the supervisor's timing options pass through. */
 export interface RemoteWorkerOptions
-  extends Pick<StartWorkerOptions, "interruptGraceMs" | "sigintGraceMs" | "shutdownGraceMs" | "handshakeTimeoutMs" | "onStrayHostRequest"> {
+  extends Pick<StartWorkerOptions, "interruptGraceMs" | "sigintGraceMs" | "shutdownGraceMs" | "handshakeTimeoutMs" | "onStrayHostRequest" | "liveOutput"> {
   target: Target;
   /** The runtime the worker runs from: `<workdir>/klbr-<digest>`. */
   runtime: Pick<InstalledRuntime, "digest" | "dir">;
@@ -105,6 +105,8 @@ export async function startRemoteWorker(opts: RemoteWorkerOptions): Promise<Remo
       ...(opts.interruptGraceMs !== undefined ? { interruptGraceMs: opts.interruptGraceMs } : {}),
       ...(opts.sigintGraceMs !== undefined ? { sigintGraceMs: opts.sigintGraceMs } : {}),
       ...(opts.onStrayHostRequest ? { onStrayHostRequest: opts.onStrayHostRequest } : {}),
+      // C16 through the same path as a local worker: --live-output rides the remote argv.
+      ...(opts.liveOutput ? { liveOutput: true } : {}),
       transport: {
         socketPath: remoteSocket,
         wrap: (argv, localSocket) =>

@@ -59,9 +59,9 @@ describe.skipIf(!sshd)("remote workers over a real sshd on loopback", () => {
     await Promise.all(started.splice(0).map((r) => r.worker.hardStop("test_cleanup")));
   });
 
-  async function start(t: Target = target()): Promise<RemoteWorker> {
+  async function start(t: Target = target(), liveOutput = false): Promise<RemoteWorker> {
     const runtime = await ensureRuntime(t, bundle, script);
-    const remote = await startRemoteWorker({ target: t, runtime, sessionId: "root", generation: `rg-${seq}`, interruptGraceMs: 300, sigintGraceMs: 2000 });
+    const remote = await startRemoteWorker({ target: t, runtime, sessionId: "root", generation: `rg-${seq}`, interruptGraceMs: 300, sigintGraceMs: 2000, liveOutput });
     started.push(remote);
     return remote;
   }
@@ -137,6 +137,27 @@ describe.skipIf(!sshd)("remote workers over a real sshd on loopback", () => {
     expect(await codeOf(startRemoteWorker({ target: t, runtime: { digest: bundle.digest, dir }, sessionId: "root", generation: "g-x" }))).toBe("REMOTE_RUNTIME_ABSENT");
     expect(readdirSync(t.workdir)).toEqual([]);
     expect(await until(() => sshd!.descendants().length === 0)).toBe(true);
+  });
+
+  it("a remote cell streams its output (C16) through the forward while it runs", async () => {
+    const remote = await start(target(), true);
+    const seen: Array<{ seq: number; stream: string; text: string }> = [];
+    const gate = `${sshd!.dir}/go-${seq}`;
+    const cell = remote.worker.execute(
+      `import os, sys, time\nprint('remote line 1')\nprint('remote err', file=sys.stderr)\nwhile not os.path.exists(${JSON.stringify(gate)}):\n    time.sleep(0.005)\nprint('remote line 2')`,
+      { onOutput: (o) => seen.push({ seq: o.seq, stream: o.stream, text: o.text }) },
+    );
+    // The cell waits for a file only this test creates, after it saw the cell's first lines.
+    expect(await until(() => seen.map((o) => o.text).join("").includes("remote err"))).toBe(true);
+    mkdirSync(gate);
+    expect(await cell).toMatchObject({ kind: "cell", status: "ok", output: [{ stream: "stdout", text: "remote line 1\n" }, { stream: "stderr" }, { stream: "stdout", text: "remote line 2\n" }] });
+    expect(seen).toEqual([
+      { seq: 0, stream: "stdout", text: "remote line 1\n" },
+      { seq: 1, stream: "stderr", text: "remote err\n" },
+      { seq: 2, stream: "stdout", text: "remote line 2\n" },
+    ]);
+    await remote.worker.shutdown();
+    await nothingLeft(remote);
   });
 
   it("runs cells with state kept, interrupts a busy loop, and closes leaving nothing", async () => {

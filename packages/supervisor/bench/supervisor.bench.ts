@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { execa } from "execa";
-import { resolvePython, startWorker, type Worker } from "../src/index.js";
+import { resolvePython, startWorker, type CellOutput, type Worker } from "../src/index.js";
 
 const PYTHON_DIR = fileURLToPath(new URL("../../../python", import.meta.url));
 const HOOKS_SOURCE = join(PYTHON_DIR, "klbr_hooks");
@@ -105,9 +105,9 @@ async function openPingPong(): Promise<PingPong> {
   };
 }
 
-async function timedExecute(w: Worker): Promise<number> {
+async function timedExecute(w: Worker, onOutput?: (o: CellOutput) => void): Promise<number> {
   const t = now();
-  const done = await w.execute("1+1");
+  const done = await w.execute("1+1", onOutput ? { onOutput } : {});
   if (done.kind !== "cell" || done.status !== "ok") throw new Error(JSON.stringify(done));
   return now() - t;
 }
@@ -117,26 +117,34 @@ async function roundTrip(): Promise<void> {
   // state during the run (frequency, idle states, other load) weighs on all of them alike.
   const rounds = 3000;
   const w = await workbench();
+  const live = await workbench({ liveOutput: true });
   const thin = await workbench({ command: [process.execPath, NODE_WORKER] });
   const echo = await openPingPong();
   const times: number[] = [];
+  const liveTimes: number[] = [];
   const hostOnly: number[] = [];
   const base: number[] = [];
+  const ignore = () => undefined;
   for (let i = 0; i < 1000; i++) {
     await timedExecute(w);
+    await timedExecute(live, ignore);
     await timedExecute(thin);
     await echo.once(i);
   }
   for (let i = 0; i < rounds; i++) {
     times.push(await timedExecute(w));
+    liveTimes.push(await timedExecute(live, ignore));
     hostOnly.push(await timedExecute(thin));
     base.push(await echo.once(i));
   }
-  await Promise.all([w.shutdown(), thin.shutdown(), echo.close()]);
+  await Promise.all([w.shutdown(), live.shutdown(), thin.shutdown(), echo.close()]);
   const p50 = pct(times, 50);
   const b50 = pct(base, 50);
   const mean = (v: number[]) => v.reduce((a, b) => a + b, 0) / v.length;
-  line("execute 1+1 round trip p50", ms(p50), `ping-pong ${ms(b50)}`, p50 / b50, "<= x4 and < 0.5 ms");
+  line("execute 1+1 round trip p50", ms(p50), `ping-pong ${ms(b50)}`, p50 / b50, "<= x2.2 and < 0.5 ms");
+  const l50 = pct(liveTimes, 50);
+  line("  same with --live-output p50", ms(l50), `ping-pong ${ms(b50)}`, l50 / b50, "<= x2.2");
+  line("  --live-output against without", ms(l50), `without ${ms(p50)}`, l50 / p50, "<= x1.05");
   line("execute 1+1 round trip p99", ms(pct(times, 99)), `ping-pong ${ms(pct(base, 99))}`, pct(times, 99) / pct(base, 99));
   line("cells per second", (1000 / mean(times)).toFixed(0), `ping-pongs/s ${(1000 / mean(base)).toFixed(0)}`, mean(base) / mean(times));
   const h50 = pct(hostOnly, 50);
@@ -215,6 +223,25 @@ async function deathLatency(): Promise<void> {
   line("worker death to failed record max", ms(Math.max(...times)));
 }
 
+/** C16: from a cell's print (its wall clock) to the supervisor's onOutput (this process's wall clock). */
+async function liveLatency(): Promise<void> {
+  const w = await workbench({ liveOutput: true });
+  const lags: number[] = [];
+  let messages = 0;
+  // 60 ms apart, so each print is its own message rather than waiting out the 50 ms pacing.
+  const code = "import time\nfor _ in range(60):\n    print(repr(time.time()))\n    time.sleep(0.06)";
+  await w.execute(code, {
+    onOutput: (o) => {
+      messages++;
+      const wall = (performance.timeOrigin + performance.now()) / 1000;
+      for (const text of o.text.split("\n")) if (text) lags.push((wall - Number(text)) * 1000);
+    },
+  });
+  await w.shutdown();
+  line("live output print to onOutput p50", ms(pct(lags, 50)), `${messages} messages`, undefined, "<= 60 ms (to a client: host bench)");
+  line("live output print to onOutput p99", ms(pct(lags, 99)));
+}
+
 async function memory(): Promise<void> {
   const w = await workbench();
   await w.execute("chunk = 'x' * (64 * 1024 - 1)");
@@ -234,6 +261,33 @@ async function memory(): Promise<void> {
   line("worker peak RSS growth (raw fd)", `${((workerPeak - rawBefore) / MiB).toFixed(1)} MiB`, undefined, undefined, "< 32 MiB");
 }
 
+/** The same 200 MiB print with --live-output: streamed as paced, bounded messages. */
+async function liveMemory(): Promise<void> {
+  const w = await workbench({ liveOutput: true });
+  await w.execute("chunk = 'x' * (64 * 1024 - 1)");
+  const workerBefore = peakRss(w.pid);
+  const hostBefore = process.memoryUsage().rss;
+  let hostPeak = hostBefore;
+  let messages = 0;
+  let dropped = 0;
+  const timer = setInterval(() => (hostPeak = Math.max(hostPeak, process.memoryUsage().rss)), 2);
+  const t = now();
+  await w.execute("for _ in range(3200):\n    print(chunk)", {
+    onOutput: (o) => {
+      messages++;
+      dropped += o.dropped_bytes;
+    },
+  });
+  const seconds = (now() - t) / 1000;
+  clearInterval(timer);
+  hostPeak = Math.max(hostPeak, process.memoryUsage().rss);
+  const workerPeak = peakRss(w.pid);
+  await w.shutdown();
+  line("--live-output 200 MiB print: host RSS", `${((hostPeak - hostBefore) / MiB).toFixed(1)} MiB`, undefined, undefined, "< 32 MiB");
+  line("--live-output 200 MiB print: worker", `${((workerPeak - workerBefore) / MiB).toFixed(1)} MiB`, undefined, undefined, "< 32 MiB");
+  line("--live-output 200 MiB print: pace", `${(Math.max(0, messages - 1) / seconds).toFixed(1)} msg/s`, `${messages} in ${seconds.toFixed(2)} s, ${(dropped / MiB).toFixed(1)} MiB dropped`, undefined, "<= 20 msg/s");
+}
+
 console.log(`@klbr/supervisor bench (node ${process.version}, ${python})`);
 await coldStart();
 await roundTrip();
@@ -242,3 +296,5 @@ await hookInvoke();
 await interruptLatency();
 await deathLatency();
 await memory();
+await liveLatency();
+await liveMemory();

@@ -1,3 +1,4 @@
+import { LIVE_OUTPUT_FLAG } from "./live-output.js";
 import type { StartWorkerOptions } from "./options.js";
 import { resolvePython } from "./python.js";
 import type { TreeTag } from "./tagged.js";
@@ -57,6 +58,7 @@ export function workerCommand(
   const args = [...base, "--socket", transport?.socketPath ?? socketPath, "--role", opts.role, ...identity];
   if (skillsFile !== undefined) args.push("--skills", skillsFile);
   if (opts.sourceDir !== undefined) args.push("--source", opts.sourceDir);
+  if (opts.liveOutput && opts.role === "workbench") args.push(LIVE_OUTPUT_FLAG);
   const baseEnv = minimalEnv(opts.passEnv, hostEnv);
   const pythonPath = [...(opts.pythonPath ?? [])];
   const inherited = opts.env?.PYTHONPATH ?? baseEnv.PYTHONPATH;

@@ -11,6 +11,7 @@ describe("public surface", () => {
       "LIMIT_NAMES",
       "LimitsSyntaxError",
       "LimitsUnavailableError",
+      "LIVE_OUTPUT_FLAG",
       "MAX_SOCKET_PATH_BYTES",
       "MECHANISM_LABELS",
       "MINIMAL_ENV_NAMES",

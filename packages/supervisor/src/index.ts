@@ -19,6 +19,8 @@ export type {
   WorkerState,
 } from "./options.js";
 export type { WorkerSandbox } from "./options.js";
+export { LIVE_OUTPUT_FLAG } from "./live-output.js";
+export type { CellOutput, OutputListener } from "./live-output.js";
 export { DEFAULTS } from "./options.js";
 
 // Completions and exits

@@ -1,3 +1,4 @@
+import type { OutputListener } from "./live-output.js";
 import type { CellCompletion, HookCompletion, InterruptOutcome, WorkerExit } from "./completion.js";
 import type { CellUsage, LimitsMechanism } from "./limits/index.js";
 import type { HelloMessage, HookInput, HookSlot, HostReplyBody as HostReply, HostRequest } from "./wire.js";
@@ -57,6 +58,11 @@ export interface StartWorkerOptions {
   materialize?: (privateDir: string) => Promise<string | undefined> | string | undefined;
   /** Passed as `--source` (hooks role). */
   sourceDir?: string;
+  /**
+   * C16 live output: the workbench is started with `--live-output` and each execution's output is
+   * handed to its `onOutput` while it runs. Without it an `output` message invalidates the worker.
+   */
+  liveOutput?: boolean;
   /** Hello fields that must match when stated. */
   expect?: { revision?: string | null; skills?: string | null };
   handshakeTimeoutMs?: number;
@@ -129,6 +135,8 @@ export interface ExecuteOptions {
   onHostRequest?: HostRequestHandler;
   /** Aborting runs the interrupt ladder for this cell. */
   signal?: AbortSignal;
+  /** The cell's live output (C16, with `liveOutput`), in order, all of it before the completion resolves. */
+  onOutput?: OutputListener;
 }
 
 /** A supervised worker process. */

@@ -10,6 +10,7 @@ import { SupervisorError, type OutputTails } from "./errors.js";
 import { acceptHello, Handshake } from "./handshake.js";
 import { HookCalls } from "./hooks.js";
 import { HostRequests } from "./host-requests.js";
+import { LiveOutputs } from "./live-output.js";
 import { dispatchInbound, type InboundOf, type InboundRoutes } from "./inbound.js";
 import { TreeKiller } from "./killer.js";
 import { climbLadder, interruptOnAbort, sigintWorker, type AnyOperation } from "./ladder.js";
@@ -69,7 +70,10 @@ export class WorkerProcess implements Worker {
   readonly #routes: InboundRoutes = {
     host_request: (message) => this.#requests.handle(message),
     completed: (message) => this.#onCompleted(message),
+    output: (message) => this.#onOutput(message),
   };
+  /** C16: the sequence rules of `output` and the running cell's listener (hooks never negotiate it). */
+  readonly #live: LiveOutputs;
   #spawned: SpawnedWorker | undefined;
   #killer: TreeKiller | undefined;
   #hello: HelloMessage | undefined;
@@ -94,6 +98,7 @@ export class WorkerProcess implements Worker {
     this.#sessionId = opts.sessionId;
     this.#generation = opts.generation;
     this.#config = resolveConfig(opts);
+    this.#live = new LiveOutputs(opts.liveOutput === true && opts.role === "workbench");
     this.#dir = dir;
     this.#socketPath = socketPath;
     this.#server = server;
@@ -314,9 +319,16 @@ export class WorkerProcess implements Worker {
     this.#invalidate(reason, detail);
   }
 
+  #onOutput(message: InboundOf<"output">): void {
+    const violation = this.#live.output(message);
+    if (violation) this.#invalidate("protocol_violation", `output: ${violation}`);
+  }
+
   #onCompleted(message: InboundOf<"completed">): void {
     const run = this.#cells.run;
     if (run && run.op.id === message.id) {
+      // Its output ends here (C16): a later one for this id invalidates the generation.
+      this.#live.completed(message.id);
       const violation = this.#cells.complete(run, message.result, this.#stop?.kind === "shutdown");
       if (violation) this.#invalidate("protocol_violation", violation);
       return;
@@ -347,6 +359,7 @@ export class WorkerProcess implements Worker {
     this.#cells.begin(cell, opts.onHostRequest);
     // Its counters start once it is sent: read while the worker runs it, off the round trip.
     this.#limits.cellBegin();
+    this.#live.started(id, opts.onOutput);
     if (opts.signal) interruptOnAbort(opts.signal, cell, () => void this.interrupt(id));
     // Read as the completion settles, before the exit path removes a dead worker's group.
     return cell.promise.then((completion) => ({ ...completion, usage: this.#limits.cellEnd() }));

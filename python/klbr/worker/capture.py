@@ -82,6 +82,9 @@ class OutputCapture:
         # room would pass the byte limit. SIGINT never raises in here (worker code), so the lock
         # is never left held.
         self._lock = threading.Lock()
+        #: With live output (C16): called with each stdout/stderr write as kept here before the
+        #: limits (``live(stream, text, size)``), after the record is made.
+        self.live: Callable[[str, str, int], None] | None = None
 
     def write(self, stream: str, text: str) -> None:
         """Append ``text`` to ``stream``'s current record (or a new one), within the limits."""
@@ -90,6 +93,9 @@ class OutputCapture:
         text, size = _measure(text)
         with self._lock:
             self._append(stream, text, size)
+        live = self.live
+        if live is not None and stream != "result":
+            live(stream, text, size)
 
     def _append(self, stream: str, text: str, size: int) -> None:
         if self.full:

@@ -7,10 +7,12 @@ thread: a cell stuck in a pure-Python loop or in ``time.sleep`` blocks the loop,
 ``call_soon_threadsafe``; the thread also tells the worker at once (``on_arrival``), on its own
 thread, so the worker can signal a blocked cell.
 
-Writes happen only on the loop thread, whole frames per ``sendall``, in the order they were
-queued. ``send`` appends to an outbox flushed by one ``call_soon`` callback; ``send_direct``
+Writes happen on the loop thread, whole frames per ``sendall``, in the order they were
+queued; the one exception is live output (C16), written by its pacer thread while a cell may be
+blocking the loop, through :meth:`Connection.send_threadsafe`. Every ``sendall`` holds one lock,
+so frames never interleave. ``send`` appends to an outbox flushed by one ``call_soon`` callback; ``send_direct``
 (the worker's completions) flushes the outbox and its frame at once, in one ``sendall``, saving
-two loop iterations per cell. Nothing else writes to the socket, so frames never interleave.
+two loop iterations per cell.
 A write never runs while a cell's own code may be interrupted: the worker disarms its SIGINT
 handler before it sends a completion (see ``server.py``), so no KeyboardInterrupt can cut a frame.
 
@@ -30,7 +32,9 @@ from typing import Any, Callable
 
 from klbr.envelope import (
     CELL_STATUSES,
+    LIVE_OUTPUT_STREAMS,
     MAX_ERROR_BYTES,
+    MAX_LIVE_OUTPUT_TEXT_BYTES,
     MAX_OUTPUT_RECORDS,
     MAX_OUTPUT_TEXT_BYTES,
     OUTPUT_STREAMS,
@@ -115,6 +119,9 @@ class Connection:
         self._thread: threading.Thread | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._outbox: list[bytes] = []
+        # Held for each whole sendall: the loop thread and the live output pacer both write.
+        self._write_lock = threading.Lock()
+        self._broken: OSError | None = None
         # The envelope fields the fast completion path writes without validating them.
         self._plain_identity = (
             type(session_id) is str
@@ -128,6 +135,7 @@ class Connection:
             if self._plain_identity
             else ""
         )
+        self._output_head = self._completed_head.replace('"kind":"completed"', '"kind":"output"')
 
     @classmethod
     def connect(cls, path: str, session_id: str, generation: str) -> "Connection":
@@ -176,6 +184,44 @@ class Connection:
         }
         return self.encode({"kind": "completed", "id": operation_id, "result": result})
 
+    def encode_output(self, operation_id: str, seq: int, stream: str, text: str, dropped_bytes: int) -> bytes:
+        """The frame of ``output`` (C16): the same bytes as :meth:`encode` gives for the message.
+
+        The worker's own messages (an identifier, ints, a stream name, non-empty surrogate-free
+        text of at most 16 KiB, so never near the frame limit) are serialized directly; anything
+        else goes through :meth:`encode` and raises what it raises.
+        """
+        if (
+            self._plain_identity
+            and is_identifier(operation_id)
+            and stream in LIVE_OUTPUT_STREAMS
+            and type(seq) is int
+            and 0 <= seq <= MAX_SAFE_INTEGER
+            and type(dropped_bytes) is int
+            and 0 <= dropped_bytes <= MAX_SAFE_INTEGER
+            and 0 < _text_bytes(text) <= MAX_LIVE_OUTPUT_TEXT_BYTES
+        ):
+            payload = (
+                f'{self._output_head}{operation_id}","seq":{seq},"stream":"{stream}",'
+                f'"text":{_STRING(text)},"dropped_bytes":{dropped_bytes}}}}}'
+            ).encode("utf-8")
+            return len(payload).to_bytes(HEADER_BYTES, "big") + payload
+        message = {
+            "kind": "output", "id": operation_id, "seq": seq, "stream": stream, "text": text, "dropped_bytes": dropped_bytes,
+        }
+        return self.encode(message)
+
+    def send_threadsafe(self, frame: bytes) -> None:
+        """Write ``frame`` now from any thread (live output); frames queued on the loop may follow it."""
+        if self.closed:
+            return
+        if self._write(frame) and self._loop is not None and self.on_broken is not None:
+            error = self._broken
+            try:
+                self._loop.call_soon_threadsafe(self.on_broken, error)
+            except RuntimeError:
+                pass  # the loop is closed: the worker is exiting anyway
+
     def send_now(self, frame: bytes) -> None:
         """Write ``frame`` immediately (the hello, before the loop runs)."""
         if os.getpid() != self.pid:
@@ -200,7 +246,7 @@ class Connection:
             outbox.append(frame)
             self._flush()
         else:
-            self._write(frame)
+            self._write_on_loop(frame)
 
     def _flush(self) -> None:
         outbox = self._outbox
@@ -208,19 +254,28 @@ class Connection:
             return  # already written by send_direct
         data = outbox[0] if len(outbox) == 1 else b"".join(outbox)
         outbox.clear()
-        self._write(data)
+        self._write_on_loop(data)
 
-    def _write(self, data: bytes) -> None:
+    def _write_on_loop(self, data: bytes) -> None:
+        if self._write(data) and self.on_broken is not None:
+            self.on_broken(self._broken)
+
+    def _write(self, data: bytes) -> bool:
+        """Write ``data`` whole; True when this write found the connection broken."""
         if self.closed or os.getpid() != self.pid:
-            return
-        try:
-            self.sock.sendall(data)
-        except OSError as error:
-            # The host is gone (the reader sees EOF too), or a cell closed or replaced the socket's
-            # fd (the reader may never see anything): either way nothing more can be said.
-            self.closed = True
-            if self.on_broken is not None:
-                self.on_broken(error)
+            return False
+        with self._write_lock:
+            if self.closed:
+                return False
+            try:
+                self.sock.sendall(data)
+            except OSError as error:
+                # The host is gone (the reader sees EOF too), or a cell closed or replaced the
+                # socket's fd (the reader may never see anything): either way nothing more can be said.
+                self.closed = True
+                self._broken = error
+                return True
+        return False
 
     def start(
         self,

@@ -45,6 +45,11 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--skills", help="skills.json to install (read and deleted before connecting)")
     parser.add_argument("--source", help="behaviour source root (hooks role)")
     parser.add_argument(
+        "--live-output",
+        action="store_true",
+        help="send the running cell's stdout/stderr as C16 output messages (workbench role)",
+    )
+    parser.add_argument(
         "--token-stdin",
         action="store_true",
         help="read the token as the first line of stdin and keep the worker (see klbr.worker.keeper)",
@@ -102,6 +107,8 @@ def _start(token: str | None, args: argparse.Namespace) -> int:
 
     if not token:
         raise WorkerError("WORKER_TOKEN_MISSING", f"{TOKEN_ENV} is not set")
+    if args.live_output and args.role != "workbench":
+        raise WorkerError("WORKER_LIVE_OUTPUT_UNEXPECTED", "--live-output is only for the workbench role (C16)")
     set_child_subreaper()
     skills = None
     if args.skills:
@@ -147,7 +154,7 @@ def _start(token: str | None, args: argparse.Namespace) -> int:
         "skills": skills,
         "runtime_version": __version__,
     }
-    worker = Worker(args.role, conn, hooks=hooks)
+    worker = Worker(args.role, conn, hooks=hooks, live_output=args.live_output)
     return worker.run(hello)
 
 

@@ -43,8 +43,9 @@ from .connection import Connection, ConnectionEnd
 from .loop import new_worker_loop, start_task
 from .reaper import Reaper, has_children, kill_descendants
 
-if TYPE_CHECKING:  # the hooks role's imports are loaded only by that role
+if TYPE_CHECKING:  # the hooks role's imports are loaded only by that role (live output's only with it)
     from .hooks_role import HookSource
+    from .live import LiveOutput
 
 __all__ = [
     "KICK_RETRY", "MAX_ERROR_BYTES", "MAX_QUEUED_INVOCATIONS", "SWITCH_INTERVAL", "Foreground", "Worker", "in_worker_code"
@@ -158,6 +159,7 @@ class Worker:
         hooks: HookSource | None = None,
         exit_grace: float = 3.0,
         reap_interval: float = 1.0,
+        live_output: bool = False,
     ) -> None:
         self.role = role
         self.conn = conn
@@ -188,6 +190,12 @@ class Worker:
             self.compiler = CellCompiler()
             self._stdout = CaptureStream("stdout", self._route, sys.__stdout__)
             self._stderr = CaptureStream("stderr", self._route, sys.__stderr__)
+        #: C16 live output, when the host asked for it (--live-output; the workbench only).
+        self.live: LiveOutput | None = None
+        if live_output and role == "workbench":
+            from .live import LiveOutput
+
+            self.live = LiveOutput(conn.encode_output, conn.send_threadsafe)
 
     # -- running -------------------------------------------------------------------------
 
@@ -453,6 +461,9 @@ class Worker:
         if fg is None:
             fg = Foreground(operation_id, "cell")
         fg.scope, fg.capture = scope, OutputCapture()
+        if self.live is not None:
+            self.live.begin(operation_id)
+            fg.capture.live = self.live.write
         scope.on_yield = lambda: self._on_yield(fg)
         context = contextvars.copy_context()
         context.run(current_scope.set, scope)
@@ -521,6 +532,11 @@ class Worker:
             return
         if task.cancelled():
             status, error = "interrupted", None
+        elif task.exception() is not None:
+            # Not the cell's own exception (those are caught in _run_cell) but the worker's path
+            # failing, e.g. CPython 3.11 raising SystemError from compile() once a background task
+            # unwound a KeyboardInterrupt through the loop: still one completion, never a hang.
+            status, error = "error", format_error(task.exception())
         else:
             status, error = task.result()
         self._end_cell(fg, status, error)
@@ -541,6 +557,8 @@ class Worker:
         if error is not None:
             error, cut = _cut_error(error)
             fg.capture.add_truncated(cut)
+        if self.live is not None:
+            self.live.end()  # every output of the cell precedes its completed (C16)
         self._complete(
             fg.id,
             {

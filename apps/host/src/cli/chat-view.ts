@@ -1,8 +1,12 @@
+import { LiveLines, type LiveOutputEvent } from "./live-output";
+
 /** How one notification of a chat reads: what the model streams, its cells and results, usage, and where a turn ends. */
 export class ChatView {
   private spinner: NodeJS.Timeout | null = null;
   private frame = 0;
   private streaming = false;
+  /** A running cell's live output (C16), shown line by line under the cell as `│ ` lines. */
+  private readonly live = new LiveLines((line) => this.line(`${line.stream === "stderr" ? "│!" : "│ "}${line.text}`));
 
   constructor(
     private readonly out: NodeJS.WritableStream,
@@ -31,6 +35,8 @@ export class ChatView {
       case "cell":
         return this.line(`[cell ${String(event.execution_id)}]\n\`\`\`python\n${String(event.code).replace(/\n$/, "")}\n\`\`\``);
       case "result":
+        // Whatever the cell left unfinished on a line was still its output: show it before the record.
+        this.live.flush(typeof event.execution_id === "string" ? event.execution_id : undefined);
         return this.line(String(event.text).replace(/\n$/, ""));
       case "refusal":
         return this.line(`[not run] ${String(event.reason)}`);
@@ -52,8 +58,14 @@ export class ChatView {
     this.line(text);
   }
 
+  /** Render one piece of a running cell's live output. */
+  output(event: LiveOutputEvent): void {
+    this.live.push(event);
+  }
+
   /** Stop the spinner (the chat is closing). */
   close(): void {
+    this.live.flush();
     this.stopSpin();
   }
 

@@ -6,6 +6,7 @@ import { dataLayout, defaultDataDir } from "../paths";
 import type { ExecutionReport } from "../runtime/host";
 import { newId } from "../runtime/ids";
 import type { CommonOptions } from "./command";
+import { isLiveOutputEvent, type LiveOutputEvent } from "./live-output";
 import { checkKlbrPython } from "./python-check";
 
 /** @klbr/envelope's MAX_CELL_SOURCE_BYTES, kept here so talking to a daemon does not load valibot (a CLI test pins both edges). */
@@ -19,8 +20,13 @@ function oversize(code: string): number | null {
 /** What a CLI command talks to: the running daemon, or a host embedded in the command. */
 export interface Target {
   readonly embedded: boolean;
-  /** Run one cell in a session's workbench (default: the root session). */
-  execute(code: string, session?: string): Promise<ExecutionReport>;
+  /**
+   * Run one cell in a session's workbench (default: the root session). With `onOutput`, its live
+   * output (C16) is handed over as it arrives, all of it before the report resolves.
+   */
+  execute(code: string, session?: string, onOutput?: (event: LiveOutputEvent) => void): Promise<ExecutionReport>;
+  /** Live output of one session's cells (or every cell's) until the target closes; false when the host streams none. */
+  watchOutput(filter: { session?: string }, onOutput: (event: LiveOutputEvent) => void): Promise<boolean>;
   say(text: string, session?: string): Promise<{ event_id: number; attention: unknown }>;
   /**
    * Interrupt this target's own cell (Ctrl-C), by its execution id: a running one through the C7
@@ -92,12 +98,22 @@ export async function openTarget(opts: CommonOptions, onEmbedded?: () => void, e
     if (opts.workspace !== undefined) await refuseOtherWorkspace(client, opts.workspace);
     return {
       embedded: false,
-      execute: (code, session) => {
+      execute: (code, session, onOutput) => {
         // Over the limit, it may not fit a control frame either: the daemon records the refusal from its size.
         const bytes = oversize(code);
         if (bytes !== null) return client.request({ op: "refuse_cell", bytes, ...(session ? { session } : {}) }) as Promise<never>;
-        return own.run((id) => client.request({ op: "exec", code, execution_id: id, ...(session ? { session } : {}) }) as Promise<ExecutionReport>);
+        return own.run(async (id) => {
+          // The daemon pushes the cell's output on this connection before its reply.
+          const stop = onOutput ? client.listen((event) => isLiveOutputEvent(event) && event.execution_id === id && onOutput(event)) : undefined;
+          try {
+            return (await client.request({ op: "exec", code, execution_id: id, ...(onOutput ? { live: true } : {}), ...(session ? { session } : {}) })) as ExecutionReport;
+          } finally {
+            stop?.();
+          }
+        });
       },
+      watchOutput: (filter, onOutput) =>
+        client.watchOutput(filter.session ? { session: filter.session } : {}, (event) => isLiveOutputEvent(event) && (filter.session === undefined || event.session_id === filter.session) && onOutput(event)),
       say: (text, session) => client.request({ op: "say", text, ...(session ? { session } : {}) }) as Promise<{ event_id: number; attention: unknown }>,
       interrupt: () => own.interrupt((id) => client.request({ op: "interrupt", execution_id: id })),
       stopTurn: (session) => client.request({ op: "stop_turn", session }) as Promise<{ stopping: boolean }>,
@@ -112,7 +128,20 @@ export async function openTarget(opts: CommonOptions, onEmbedded?: () => void, e
   const host = await Host.start({ dataDir: dataDirOf(opts), ...(embedded.drive ? { drive: embedded.drive } : {}), ...(opts.workspace ? { workspace: opts.workspace } : {}) });
   return {
     embedded: true,
-    execute: (code, session) => own.run((id) => host.execute(code, session, { executionId: id })),
+    execute: (code, session, onOutput) =>
+      own.run(async (id) => {
+        const stop = onOutput ? host.liveOutput?.watch({ executionId: id }, onOutput) : undefined;
+        try {
+          return await host.execute(code, session, { executionId: id });
+        } finally {
+          stop?.();
+        }
+      }),
+    watchOutput: async (filter, onOutput) => {
+      if (!host.liveOutput) return false;
+      host.liveOutput.watch(filter.session ? { sessionId: filter.session } : {}, onOutput);
+      return true;
+    },
     say: (text, session) => host.postInput(text, session ? { sessionId: session } : {}),
     interrupt: () => own.interrupt((id) => host.interrupt({ executionId: id })),
     stopTurn: async (session) => ({ stopping: host.turns?.stopTurn(session) ?? false }),

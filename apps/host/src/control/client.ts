@@ -11,7 +11,8 @@ export class ControlClient {
   private nextId = 1;
   private readonly pending = new Map<number, Pending>();
   private readonly decoder = new FrameDecoder();
-  private onEvent: ((event: unknown) => void) | null = null;
+  /** Who hears pushed events: subscribers, live output watches, a live exec (each filters its own). */
+  private readonly listeners = new Set<(event: unknown) => void>();
   /** Why the connection is no longer usable, once it is not. */
   private broken: HostError | null = null;
   /** Settles when the daemon or this client closed the connection. */
@@ -30,7 +31,7 @@ export class ControlClient {
       }
       for (const m of messages as ControlMessage[]) {
         if ("event" in m) {
-          this.onEvent?.(m.event);
+          for (const listener of [...this.listeners]) listener(m.event);
           continue;
         }
         const waiter = m.id === null ? undefined : this.pending.get(m.id);
@@ -67,8 +68,24 @@ export class ControlClient {
 
   /** Receive the daemon's notifications. */
   async subscribe(onEvent: (event: unknown) => void): Promise<void> {
-    this.onEvent = onEvent;
+    this.listen(onEvent);
     await this.request({ op: "subscribe" });
+  }
+
+  /** Hear every pushed event until the returned function is called (no request is sent). */
+  listen(onEvent: (event: unknown) => void): () => void {
+    this.listeners.add(onEvent);
+    return () => void this.listeners.delete(onEvent);
+  }
+
+  /**
+   * Receive live output (C16) of one execution or one session's cells; resolves with whether the
+   * daemon streams it at all (`klbr serve --no-live-output` does not).
+   */
+  async watchOutput(filter: { execution_id?: string; session?: string }, onEvent: (event: unknown) => void): Promise<boolean> {
+    this.listen(onEvent);
+    const value = (await this.request({ op: "watch_output", ...filter })) as { live?: boolean } | null;
+    return value?.live === true;
   }
 
   /** Close the connection. */

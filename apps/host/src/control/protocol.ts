@@ -1,6 +1,7 @@
 /** A request on the control socket: an id the reply repeats, an operation and its fields. */
 export type ControlRequest =
-  | { id: number; op: "exec"; code: string; session?: string; execution_id?: string }
+  /** With `live` (and an execution_id), the cell's C16 output is pushed as `{event}` frames before the reply. */
+  | { id: number; op: "exec"; code: string; session?: string; execution_id?: string; live?: boolean }
   /** A cell the client will not send (over the source limit, perhaps over a frame): recorded and refused. */
   | { id: number; op: "refuse_cell"; bytes: number; session?: string }
   | { id: number; op: "say"; text: string; source?: string; session?: string }
@@ -8,7 +9,9 @@ export type ControlRequest =
   /** Stop the session's running model turn (klbr chat's Ctrl-C) -> `{"stopping": bool}`. */
   | { id: number; op: "stop_turn"; session?: string }
   | { id: number; op: "status" }
-  | { id: number; op: "subscribe" };
+  | { id: number; op: "subscribe" }
+  /** Push live output (C16) of one execution, one session's cells, or (neither) every cell, as `{event}` frames. */
+  | { id: number; op: "watch_output"; execution_id?: string; session?: string };
 
 /** A reply, or a pushed notification for subscribers. */
 export type ControlMessage =
@@ -18,3 +21,10 @@ export type ControlMessage =
 
 /** The longest Unix socket path Node binds without silently truncating it. */
 export const MAX_SOCKET_PATH_BYTES = 107;
+
+/**
+ * Live output queued for one control client, at most (its socket's unwritten bytes): beyond it a
+ * client that does not read loses live messages (counted in the next one's dropped_bytes), so it
+ * can never grow the host's memory. The completion record is unaffected.
+ */
+export const MAX_LIVE_BACKLOG_BYTES = 1 << 20;

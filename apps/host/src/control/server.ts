@@ -4,6 +4,8 @@ import { ATTENTION_SOURCES, isIdentifier } from "@klbr/envelope";
 import { encodeFrame, FrameDecoder } from "@klbr/frame";
 import { HostError } from "../errors";
 import type { Host } from "../runtime/host";
+import type { LiveOutputHub } from "../runtime/live-output";
+import { ConnectionLiveOutput } from "./live";
 import { MAX_SOCKET_PATH_BYTES, type ControlMessage, type ControlRequest } from "./protocol";
 
 /** Refuse a socket path Node would truncate. */
@@ -30,14 +32,17 @@ export function probeSocket(path: string, timeoutMs = 500): Promise<boolean> {
   });
 }
 
-/** Serve the control socket (0600) for the CLI: exec, say, interrupt, status, subscribe. */
-export async function serveControl(host: Host, path: string): Promise<Server> {
+/**
+ * Serve the control socket (0600) for the CLI: exec, say, interrupt, status, subscribe, and live
+ * output (C16) from `live` when the host streams it (exec with `live`, watch_output).
+ */
+export async function serveControl(host: Host, path: string, live?: LiveOutputHub): Promise<Server> {
   checkControlSocketPath(path);
   if (existsSync(path)) {
     if (await probeSocket(path)) throw new HostError("HOST_ALREADY_RUNNING", `a klbr daemon already answers on ${path}`);
     unlinkSync(path);
   }
-  const server = createServer((socket) => handleConnection(host, socket));
+  const server = createServer((socket) => handleConnection(host, socket, live));
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(path, () => resolve());
@@ -46,12 +51,13 @@ export async function serveControl(host: Host, path: string): Promise<Server> {
   return server;
 }
 
-function handleConnection(host: Host, socket: Socket): void {
+function handleConnection(host: Host, socket: Socket, hub: LiveOutputHub | undefined): void {
   const decoder = new FrameDecoder();
   let unsubscribe: (() => void) | null = null;
   const send = (message: ControlMessage) => {
     if (!socket.destroyed) socket.write(encodeFrame(message));
   };
+  const live = new ConnectionLiveOutput(hub, socket, send);
   const refuse = (id: number | null, error: { code?: string; message: string }) =>
     send({ id, ok: false, error: { code: error.code ?? "CONTROL_REQUEST_FAILED", message: error.message } });
   socket.on("data", (chunk) => {
@@ -77,13 +83,29 @@ function handleConnection(host: Host, socket: Socket): void {
         send({ id: req.id, ok: true, value: null });
         continue;
       }
+      if (req.op === "watch_output") {
+        live.watch({ ...(req.execution_id ? { executionId: req.execution_id } : {}), ...(req.session ? { sessionId: req.session } : {}) });
+        send({ id: req.id, ok: true, value: { live: live.available } });
+        continue;
+      }
+      // Every output of the cell precedes its completion (C16), so the watch ends with the reply.
+      const stop = req.op === "exec" && req.live && req.execution_id ? live.watch({ executionId: req.execution_id }) : undefined;
       answer(host, req).then(
-        (value) => send({ id: req.id, ok: true, value }),
-        (error: Error & { code?: string }) => refuse(req.id, error),
+        (value) => {
+          stop?.();
+          send({ id: req.id, ok: true, value });
+        },
+        (error: Error & { code?: string }) => {
+          stop?.();
+          refuse(req.id, error);
+        },
       );
     }
   });
-  socket.on("close", () => unsubscribe?.());
+  socket.on("close", () => {
+    unsubscribe?.();
+    live.close();
+  });
   socket.on("error", () => socket.destroy());
 }
 
@@ -118,6 +140,12 @@ export function checkRequest(frame: unknown): ControlRequest {
       if (typeof req.code !== "string") throw protocolError(`exec needs a code string, got ${JSON.stringify(req.code)}`);
       optionalString(req, "session", session, "an identifier");
       optionalString(req, "execution_id", session, "an identifier");
+      if (req.live !== undefined && typeof req.live !== "boolean") throw protocolError(`exec: live must be a boolean, got ${JSON.stringify(req.live)}`);
+      if (req.live && req.execution_id === undefined) throw protocolError("exec: live output needs the execution_id the events will name");
+      break;
+    case "watch_output":
+      optionalString(req, "execution_id", session, "an identifier");
+      optionalString(req, "session", session, "an identifier");
       break;
     case "refuse_cell":
       if (!Number.isSafeInteger(req.bytes) || (req.bytes as number) < 0) throw protocolError(`refuse_cell needs a byte count, got ${JSON.stringify(req.bytes)}`);

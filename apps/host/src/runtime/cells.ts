@@ -1,9 +1,10 @@
-import type { CellCompletion, HostRequest, HostRequestContext } from "@klbr/supervisor";
+import type { CellCompletion, HostRequest, HostRequestContext, OutputListener } from "@klbr/supervisor";
 import type { HostDb } from "../db/open";
 import { HostError } from "../errors";
 import { canonicalName, dispatch } from "../requests";
 import type { HostServices } from "../requests/context";
 import type { LiveExecution } from "./live-execution";
+import type { LiveOutputHub } from "./live-output";
 import { ReplyError } from "../requests/errors";
 import { finishExecution, getExecution, startExecution } from "../store/executions";
 import { recordIncident } from "../store/incidents";
@@ -28,6 +29,8 @@ export interface CellsDeps {
   workbenches: Pick<Workbenches, "ensure" | "restart" | "refuseClosed" | "closed" | "all">;
   hooks: Pick<HooksService, "release">;
   requestLog: Pick<RequestLog, "opened">;
+  /** C16: where a running cell's output goes (to watching clients only); null when live output is off. */
+  liveOutput: Pick<LiveOutputHub, "publish" | "watched"> | null;
   /** Bring a session's header up to date with changes made outside it (before each of its requests). */
   observeInstructions(sessionId: string): void;
   /** What request handlers see (built once every service exists). */
@@ -98,12 +101,21 @@ export class Cells {
   private async runCell(bench: Workbench, live: LiveExecution, code: string): Promise<CellCompletion> {
     const startedAt = Date.now();
     try {
-      return await bench.run(live, code, (req, ctx) => this.serveRequest(bench, req, ctx));
+      return await bench.run(live, code, (req, ctx) => this.serveRequest(bench, req, ctx), this.outputOf(live));
     } catch (error) {
       return refusedCompletion(live.id, startedAt, error as Error & { code?: string });
     } finally {
       this.deps.hooks.release(live);
     }
+  }
+
+  /** The cell's live output listener: each message to the clients watching it, nothing kept. */
+  private outputOf(live: LiveExecution): OutputListener | undefined {
+    const hub = this.deps.liveOutput;
+    if (!hub) return undefined;
+    return (o) => {
+      if (hub.watched) hub.publish({ type: "output", session_id: live.sessionId, execution_id: live.id, seq: o.seq, stream: o.stream, text: o.text, dropped_bytes: o.dropped_bytes });
+    };
   }
 
   /** Interrupt a running cell through the C7 ladder: by id, or whatever runs in the session. */

@@ -35,6 +35,7 @@ import { Turns, type DriveOptions } from "./turns";
 import { Wakes } from "./wakes";
 import { IdleCuller } from "./culling";
 import { Workbenches } from "./workbenches";
+import { LiveOutputHub } from "./live-output";
 import { WorkerLaunch } from "./worker-launch";
 import { startHostTelemetry, type HostTelemetry, type HostTelemetryOptions } from "../telemetry";
 
@@ -67,6 +68,8 @@ export interface HostOptions {
   drive?: DriveOptions | boolean;
   /** Host environment variables workers and commands also get (C15), besides those named in KLBR_PASS_ENV. */
   passEnv?: string[];
+  /** Start workbenches with C16 live output (default true; `klbr serve --no-live-output` turns it off). */
+  liveOutput?: boolean;
   /** Warm spare workbenches to keep (C19); default 0 (`klbr serve` keeps 1). */
   spares?: number;
   /** Shut a workbench down after this many ms idle (C19); default never. */
@@ -112,6 +115,8 @@ export class Host {
   readonly peerSignals = new PeerSignals();
   /** Remote namespaces over ssh (C14). */
   readonly remote: RemoteNamespaces;
+  /** C16 live output: cells' output to the clients that watch it, stored nowhere; null when off. */
+  readonly liveOutput: LiveOutputHub | null;
   /** The model turns, when this host drives sessions. */
   turns: Turns | null = null;
   /** Trace export (C18), when the environment asks for it: it follows the notifications. */
@@ -149,12 +154,13 @@ export class Host {
     const now = () => this.now();
     const notify = (n: Notification) => this.notifier.notify(n);
     const { interruptGraceMs, sigintGraceMs } = options;
-    this.launch = new WorkerLaunch({ python, pythonDir, workspace: this.workspace, sandbox: this.sandbox, passEnv, interruptGraceMs, sigintGraceMs });
+    const liveOutput = (this.liveOutput = options.liveOutput === false ? null : new LiveOutputHub());
+    this.launch = new WorkerLaunch({ python, pythonDir, workspace: this.workspace, sandbox: this.sandbox, passEnv, interruptGraceMs, sigintGraceMs, liveOutput: liveOutput !== null });
     this.hooks = new HooksService({ db, sqlite, now, notify, life, launch: this.launch, releasesDir: this.layout.releases, defaultSource: join(pythonDir, "klbr_hooks") });
     this.skills = new SkillsService({ builtinDir: options.builtinSkillsDir ?? process.env.KLBR_SKILLS_DIR ?? join(this.workspace, "skills"), managedDir: this.layout.managedSkills });
     this.headers = new InstructionHeaders(db, now, (sessionId) => adoptedSources(db, sessionId));
     const requestLog = (this.requestLog = new RequestLog(db, now));
-    this.remote = new RemoteNamespaces({ db, dataDir: this.dataDir, pythonDir, now, newId, ...this.launch.graces(), limits: this.limitSettings.limits });
+    this.remote = new RemoteNamespaces({ db, dataDir: this.dataDir, pythonDir, now, newId, liveOutput, ...this.launch.graces(), limits: this.limitSettings.limits });
     this.workbenches = new Workbenches({ db, now, notify, life, launch: this.launch, skills: this.skills, headers: this.headers, onHostReply: (event) => requestLog.replied(event), spares: options.spares ?? 0 });
     this.culler = options.idleTimeoutMs === undefined ? null : this.idleCuller(options.idleTimeoutMs);
     this.wakes = new Wakes({ db, now, notify, life, hooks: this.hooks });
@@ -162,7 +168,7 @@ export class Host {
     this.sessions = new Sessions({ now, notify, life, workbenches: this.workbenches, skills: this.skills, headers: this.headers, turnOf });
     this.frontiers = new Frontiers({ db, sqlite, now, newId });
     this.frontiers.addSection(peerRequestsSection(db));
-    this.views = new Status({ db, dataDir: this.dataDir, workspace: this.workspace, startedAtMs: this.startedAtMs, now, sandbox: this.sandbox, limits: () => this.limits, hooks: this.hooks, workbenches: this.workbenches, skills: this.skills, turns: () => this.turns, remote: this.remote, pool: () => this.poolView() });
+    this.views = new Status({ db, dataDir: this.dataDir, workspace: this.workspace, startedAtMs: this.startedAtMs, now, sandbox: this.sandbox, limits: () => this.limits, hooks: this.hooks, workbenches: this.workbenches, skills: this.skills, turns: () => this.turns, remote: this.remote, pool: () => this.poolView(), liveOutput: liveOutput !== null });
     this.services = this.requestServices();
     this.cells = new Cells({
       db,
@@ -173,6 +179,7 @@ export class Host {
       workbenches: this.workbenches,
       hooks: this.hooks,
       requestLog,
+      liveOutput,
       observeInstructions: (sessionId) => void this.headers.observeOutside(sessionId),
       services: () => this.services,
     });

@@ -1,8 +1,9 @@
 import type { ResourceLimits } from "@klbr/supervisor";
 import { collectRuntime, findTarget, installScript, isRemoteError, openRemoteWorker, readTargets, type InstalledRuntime, type RemoteWorker } from "@klbr/remote";
-import type { CellCompletion } from "@klbr/supervisor";
+import type { CellCompletion, OutputListener } from "@klbr/supervisor";
 import type { HostDb } from "../db/open";
 import type { LiveExecution } from "./live-execution";
+import type { LiveOutputHub } from "./live-output";
 import { invalidRequest, ReplyError } from "../requests/errors";
 import {
   closeNamespace,
@@ -70,6 +71,8 @@ export interface RemoteDeps {
   sigintGraceMs?: number;
   /** The host's limits (C17): the remote keeper applies them to the worker as rlimits. */
   limits?: ResourceLimits;
+  /** C16: remote cells stream like local ones, under the execution that called them; null when off. */
+  liveOutput?: Pick<LiveOutputHub, "publish" | "watched"> | null;
 }
 
 /** The longest cell source the wire accepts (spec "Transport and bounds"). */
@@ -78,6 +81,8 @@ const MAX_CODE_BYTES = 262_144;
 /** One operation of a live generation. */
 interface LiveOperation {
   code: string;
+  /** The calling cell: its clients see the remote cell's output as its own (C16). */
+  caller: { sessionId: string; executionId: string };
   /** Set when its cell was sent to the worker. */
   started: boolean;
   /** Set by a cancel that came before the cell was sent: it then never runs. */
@@ -168,6 +173,7 @@ export class RemoteNamespaces implements RemoteService {
         ...(this.#deps.interruptGraceMs !== undefined ? { interruptGraceMs: this.#deps.interruptGraceMs } : {}),
         ...(this.#deps.sigintGraceMs !== undefined ? { sigintGraceMs: this.#deps.sigintGraceMs } : {}),
         ...(this.#deps.limits ? { limits: this.#deps.limits } : {}),
+        ...(this.#deps.liveOutput ? { liveOutput: true } : {}),
       }));
     } catch (error) {
       throw replyFor(error);
@@ -258,7 +264,7 @@ export class RemoteNamespaces implements RemoteService {
       executionId: live.id,
       startedAtMs: this.#deps.now(),
     });
-    const op: LiveOperation = { code, started: false, cancelled: false, promise: undefined as never };
+    const op: LiveOperation = { code, caller: { sessionId: live.sessionId, executionId: live.id }, started: false, cancelled: false, promise: undefined as never };
     op.promise = gen.tail.then(() => this.#run(gen, params.operation_id, op));
     gen.tail = op.promise.catch(() => undefined);
     gen.ops.set(params.operation_id, op);
@@ -270,6 +276,18 @@ export class RemoteNamespaces implements RemoteService {
     } finally {
       signal?.removeEventListener("abort", onAbort);
     }
+  }
+
+  /** A remote cell's live output, published under the local cell that called it. */
+  #outputOf(op: LiveOperation): { onOutput?: OutputListener } {
+    const hub = this.#deps.liveOutput;
+    if (!hub) return {};
+    const { sessionId, executionId } = op.caller;
+    return {
+      onOutput: (o) => {
+        if (hub.watched) hub.publish({ type: "output", session_id: sessionId, execution_id: executionId, seq: o.seq, stream: o.stream, text: o.text, dropped_bytes: o.dropped_bytes });
+      },
+    };
   }
 
   async #run(gen: LiveGeneration, operationId: string, op: LiveOperation): Promise<CompletionRecord> {
@@ -286,6 +304,7 @@ export class RemoteNamespaces implements RemoteService {
           onHostRequest: (request) => {
             throw new ReplyError("unsupported", `${request.method}: a remote namespace's cells make no host requests`);
           },
+          ...this.#outputOf(op),
         });
         record = completionRecord(completion);
         endedBy = completion.endedBy;

@@ -28,6 +28,8 @@ export interface StatusDeps {
   /** The model turns, when this host drives sessions. */
   turns(): Pick<Turns, "route"> | null;
   remote: { status(): unknown };
+  /** Whether workbenches stream live output (C16). */
+  liveOutput: boolean;
   /** Warm spares and idle culling (C19). */
   pool(): WorkbenchPoolView;
 }
@@ -83,6 +85,7 @@ export class Status {
       started_at_ms: deps.startedAtMs,
       sandbox: sandbox.describe(),
       limits: deps.limits()?.describe() ?? null,
+      live_output: deps.liveOutput,
       hooks: hooks
         ? { pid: hooks.worker.pid, generation: hooks.worker.generation, state: hooks.worker.state, revision: hooks.revision, epoch: hooks.epoch, sandbox: sandbox.describe(), stderr_tail: hooks.worker.stderrTail }
         : null,

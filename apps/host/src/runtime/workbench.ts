@@ -1,4 +1,4 @@
-import type { CellCompletion, HostRequest, HostRequestContext, Worker } from "@klbr/supervisor";
+import type { CellCompletion, HostRequest, HostRequestContext, OutputListener, Worker } from "@klbr/supervisor";
 import type { SkillIndex } from "@klbr/skills";
 import type { LiveExecution } from "./live-execution";
 
@@ -63,12 +63,13 @@ export class Workbench {
     live: LiveExecution,
     code: string,
     onHostRequest: (req: HostRequest, ctx: HostRequestContext) => Promise<unknown>,
+    onOutput?: OutputListener,
   ): Promise<CellCompletion> {
     const worker = this.worker;
     if (!worker) throw new Error("workbench has no worker");
     this.live = live;
     try {
-      return await worker.execute(code, { id: live.id, onHostRequest });
+      return await worker.execute(code, { id: live.id, onHostRequest, ...(onOutput ? { onOutput } : {}) });
     } finally {
       live.ended = true;
       this.live = null;

@@ -156,6 +156,7 @@ export class Workbenches {
       sandbox: launch.settings.sandbox.worker(),
       onHostReply: (event) => this.deps.onHostReply(event),
       ...launch.graces(),
+      ...launch.live(),
     };
   }
 

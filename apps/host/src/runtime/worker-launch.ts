@@ -13,6 +13,8 @@ export interface LaunchSettings {
   /** Interrupt ladder graces (C7), for workbenches. */
   interruptGraceMs?: number;
   sigintGraceMs?: number;
+  /** Workbenches (local, sandboxed, remote) are started with C16 live output. */
+  liveOutput?: boolean;
 }
 
 /** The options every worker of this host shares, whatever its role. */
@@ -47,6 +49,11 @@ export class WorkerLaunch {
       ...(s.interruptGraceMs !== undefined ? { interruptGraceMs: s.interruptGraceMs } : {}),
       ...(s.sigintGraceMs !== undefined ? { sigintGraceMs: s.sigintGraceMs } : {}),
     };
+  }
+
+  /** Whether workbenches stream their cells' output (C16): `--live-output` on their argv. */
+  live(): Pick<StartWorkerOptions, "liveOutput"> {
+    return this.settings.liveOutput ? { liveOutput: true } : {};
   }
 
   /** The environment everything the host starts begins from (C15). */

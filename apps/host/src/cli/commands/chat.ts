@@ -43,7 +43,7 @@ export async function chatCommand(opts: CommonOptions & { route?: string; sessio
     process.stderr.write(`klbr: chatting with ${status.driving.route} (${status.driving.model}) in session ${session}; Ctrl-C stops the turn, Ctrl-D (or Ctrl-C twice) leaves\n`);
     await target.subscribe((raw) => {
       const event = raw as Record<string, unknown>;
-      if (event.session_id !== session) return;
+      if (event.session_id !== session || event.type === "output") return;
       view.render(event);
       if (event.type !== "model") return;
       if (event.phase === "turn_start") keys.turnStarted();
@@ -52,6 +52,8 @@ export async function chatCommand(opts: CommonOptions & { route?: string; sessio
         if (tty) void keys.turnEnded().catch((error: Error) => view.note(`[${error.message}]`));
       }
     });
+    // The model's cells show their output under them while they run (C16), when the host streams it.
+    await target.watchOutput({ session }, (event) => view.output(event));
     lines = createInterface({ input: process.stdin, ...(tty ? { output: process.stdout } : {}), terminal: tty });
     // In a terminal readline reads Ctrl-C as a key (raw mode); a SIGINT from elsewhere acts the same.
     lines.on("SIGINT", onCtrlC);

@@ -2,14 +2,19 @@ import { readFileSync } from "node:fs";
 import type { Command } from "commander";
 import { HostError } from "../../errors";
 import { optionsOf, run, sessionOption, userPath, type CommonOptions } from "../command";
-import { EXIT_BY_STATUS, writeExecution } from "../render";
+import { LiveExecutionWriter } from "../live-output";
+import { EXIT_BY_STATUS } from "../render";
 import { openTarget } from "../target";
 
 /** Said once when no daemon runs, so nobody expects the namespace to be there for the next command. */
 export const EMBEDDED_NOTICE =
   "klbr: no daemon running: this cell runs in a host embedded in this command, and its namespace ends with it; run `klbr serve` to keep one\n";
 
-/** `klbr exec CODE | -f FILE`: run one cell, print its outputs, exit by its status. */
+/**
+ * `klbr exec CODE | -f FILE`: run one cell, print its outputs, exit by its status. Its stdout and
+ * stderr are printed as the cell writes them when the host streams live output (C16), then the
+ * result and the rest of the record; `--json` prints the one record and nothing live.
+ */
 export async function execCommand(code: string | undefined, opts: CommonOptions & { file?: string; json?: boolean; session?: string }): Promise<number> {
   if ((code === undefined) === (opts.file === undefined)) throw new HostError("CLI_USAGE", "give the cell as an argument or with -f FILE (exactly one)");
   const session = sessionOption(opts.session);
@@ -19,9 +24,14 @@ export async function execCommand(code: string | undefined, opts: CommonOptions 
   const onSigint = () => void target.interrupt(session).catch(() => undefined);
   process.on("SIGINT", onSigint);
   try {
-    const report = await target.execute(source, session);
-    if (opts.json) process.stdout.write(`${JSON.stringify(report)}\n`);
-    else writeExecution(report, process.stdout, process.stderr);
+    if (opts.json) {
+      const report = await target.execute(source, session);
+      process.stdout.write(`${JSON.stringify(report)}\n`);
+      return EXIT_BY_STATUS[report.status] ?? 70;
+    }
+    const writer = new LiveExecutionWriter(process.stdout, process.stderr);
+    const report = await target.execute(source, session, (event) => writer.write(event));
+    writer.finish(report);
     return EXIT_BY_STATUS[report.status] ?? 70;
   } finally {
     process.off("SIGINT", onSigint);

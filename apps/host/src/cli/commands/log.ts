@@ -6,6 +6,7 @@ import { dataLayout } from "../../paths";
 import type { LogEntry } from "../../store/log-view";
 import { optionsOf, run, sessionOption, type CommonOptions } from "../command";
 import { executionFilter, parseSince, requestFolder } from "../log-filters";
+import { followLive } from "../log-live";
 import { dataDirOf } from "../target";
 
 /** A model request in one line: route, outcome, bytes shared with the previous body, and the usage as the route reported it. */
@@ -62,10 +63,13 @@ export async function logCommand(
   const sqlite = new Database(file, { readonly: true, fileMustExist: true });
   sqlite.pragma("busy_timeout = 5000");
   const seen = new Set<string>();
+  // Live lines of running cells (C16), from the daemon when one streams them; --kind hides them.
+  const live = opts.follow && kinds.length === 0 ? await followLive(opts, { ...(session ? { session } : {}), ...(opts.execution ? { execution: opts.execution } : {}), json: opts.json === true, out: process.stdout }) : null;
   const print = (entries: LogEntry[]) => {
     for (const entry of entries) {
       if (seen.has(entry.key)) continue;
       seen.add(entry.key);
+      if (entry.kind === "execution" && typeof entry.id === "string") live?.flush(entry.id);
       process.stdout.write(`${opts.json ? JSON.stringify(entry) : human(entry)}\n`);
     }
   };
@@ -87,6 +91,7 @@ export async function logCommand(
     process.once("SIGINT", stop);
     process.once("SIGTERM", stop);
   });
+  live?.close();
   sqlite.close();
   return 0;
 }
@@ -96,7 +101,7 @@ export function register(program: Command): void {
   program
     .command("log")
     .description("print the durable log")
-    .option("--follow", "keep printing new entries")
+    .option("--follow", "keep printing new entries, and live output lines of running cells (marked live) while a daemon streams them")
     .option("--json", "one JSON object per line")
     .option("-n, --limit <n>", "only the last n entries")
     .option("--kind <kinds>", "only these kinds, comma-separated (maintenance, orientation, execution, ...)")

@@ -1,7 +1,8 @@
 import { createInterface } from "node:readline";
 import type { Command } from "commander";
 import { optionsOf, run, sessionOption, type CommonOptions } from "../command";
-import { describeEvent, writeExecution } from "../render";
+import { LiveExecutionWriter } from "../live-output";
+import { describeEvent } from "../render";
 import { openTarget } from "../target";
 
 const HELP = `Cells run in the session's workbench; a block continues until an empty line.
@@ -80,8 +81,10 @@ export async function replCommand(opts: CommonOptions & { session?: string }): P
     if (code.trim() !== "") {
       running = true;
       try {
-        const report = await target.execute(code, session);
-        writeExecution(report, process.stdout, process.stderr);
+        // The cell's output shows under it as it is written (C16), the result when it ends.
+        const writer = new LiveExecutionWriter(process.stdout, process.stderr);
+        const report = await target.execute(code, session, (event) => writer.write(event));
+        writer.finish(report);
       } catch (error) {
         // A refused cell (a stopped peer's session, say) is reported; the repl goes on.
         const e = error as Error & { code?: string };

@@ -14,7 +14,7 @@ import { dataDirOf } from "../target";
  * before the host starts starts nothing, and one during the start stops the host it made.
  */
 export async function serveCommand(
-  opts: CommonOptions & { sandbox?: string; network?: string; route?: string; drive?: boolean; passEnv?: string[]; limit?: string[]; logLevel?: string; json?: boolean; spare?: string; idleTimeout?: string },
+  opts: CommonOptions & { sandbox?: string; network?: string; route?: string; drive?: boolean; passEnv?: string[]; limit?: string[]; logLevel?: string; json?: boolean; spare?: string; idleTimeout?: string; liveOutput?: boolean },
 ): Promise<number> {
   const stop = stopLatch();
   const log = new ServeLog(parseLogLevel(opts.logLevel), opts.json === true);
@@ -30,11 +30,11 @@ export async function serveCommand(
   const drive = await driveOption(dataDirOf(opts), opts);
   const startedAtMs = Date.now();
   if (stop.signal !== null) return stoppedBeforeStart(log, stop.signal);
-  const host = await Host.start({ dataDir: dataDirOf(opts), sandbox: mode, network, drive, passEnv: opts.passEnv ?? [], limits, spares, ...(idleTimeoutMs !== undefined ? { idleTimeoutMs } : {}), ...(opts.workspace ? { workspace: opts.workspace } : {}) });
+  const host = await Host.start({ dataDir: dataDirOf(opts), sandbox: mode, network, drive, passEnv: opts.passEnv ?? [], limits, spares, liveOutput: opts.liveOutput !== false, ...(idleTimeoutMs !== undefined ? { idleTimeoutMs } : {}), ...(opts.workspace ? { workspace: opts.workspace } : {}) });
   // Asked to stop during the start: the host is stopped without ever being reachable.
   let server;
   try {
-    if (stop.signal === null) server = await serveControl(host, host.layout.controlSocket);
+    if (stop.signal === null) server = await serveControl(host, host.layout.controlSocket, host.liveOutput ?? undefined);
   } catch (error) {
     await host.stop();
     throw error;
@@ -114,6 +114,7 @@ export function register(program: Command): void {
     .option("--network <on|off>", "network inside the sandbox (default: KLBR_SANDBOX_NETWORK or on)")
     .option("--route <name>", "drive every session with this route (default: the default route of routes.json, when there is one)")
     .option("--no-drive", "do not drive sessions with a model, even when routes.json has a route")
+    .option("--no-live-output", "do not stream running cells' output to clients (C16); they get it from the completion record")
     .option("--pass-env <name>", "also give workers and commands this variable of the daemon's environment (repeatable; KLBR_PASS_ENV=A,B too)", (name: string, names: string[]) => [...names, name], [] as string[])
     .option("--limit <limits>", "resource limits of every worker and workspace.run tree: memory=2GiB,cpu=10m,procs=512,file=1GiB,tmp=512MiB, each optional (repeatable; default KLBR_LIMITS)", (text: string, all: string[]) => [...all, text], [] as string[])
     .option("--log-level <level>", "what to log on stderr, one line per event: error | warn | info (start, workers, activations, incidents) | debug (cells, inputs, requests)", "info")

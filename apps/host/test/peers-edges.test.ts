@@ -9,7 +9,7 @@ let host: Host;
 let close: () => Promise<void>;
 
 beforeAll(async () => {
-  ({ host, workspace, close } = await startTestHost());
+  ({ host, close } = await startTestHost());
 });
 afterAll(async () => close());
 

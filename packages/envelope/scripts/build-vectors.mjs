@@ -336,6 +336,20 @@ bad("host_request: unknown method alone", { method: "agents.close" }, "ENVELOPE_
 bad("hello: expected hooks, got workbench", helloWb(), "ENVELOPE_ROLE_MISMATCH", "role", { entry: "hello", role: "hooks" });
 bad("hello: another kind", { kind: "execute", id: "c", code: "" }, "ENVELOPE_UNKNOWN_KIND", "kind", { entry: "hello", role: "workbench" });
 
+ok("hello: workbench with a runtime version (optional)", env(helloWb({ runtime_version: "0.1.0" })));
+bad("hello: an empty runtime version", env(helloWb({ runtime_version: "" })), "ENVELOPE_INVALID_FIELD", "message.runtime_version");
+bad("hello: a runtime version of 65 bytes", env(helloWb({ runtime_version: bytes(65, "1") })), "ENVELOPE_LIMIT_EXCEEDED", "message.runtime_version");
+bad("hello: a runtime version that is not a string", env(helloWb({ runtime_version: 1 })), "ENVELOPE_INVALID_FIELD", "message.runtime_version");
+// ---- limits at the edge (issue 25 item 2): each limit's "at" case, beside its "one past" above --
+ok("hello: a runtime version of exactly 64 UTF-8 bytes (multi-byte)", env(helloWb({ runtime_version: euroBytes(64) })));
+ok("invoke: delivery text of exactly 65536 UTF-8 bytes (multi-byte)", invokeD(delivery({ text: euroBytes(65536) })), { expected: "input" });
+ok("request: local.send with text of exactly 65536 bytes", req({ method: "local.send", text: bytes(65536) }), { expected: "input" });
+ok("request: workspace.run with timeout_ms of exactly an hour (3600000)", req({ method: "workspace.run", argv: ["ls"], timeout_ms: 3600000 }));
+ok("completed: hook defer of exactly 600 seconds", done({ kind: "hook", value: { action: "defer", seconds: 600 } }));
+bad("completed: hook defer of 600.001 seconds", done({ kind: "hook", value: { action: "defer", seconds: 600.001 } }), "ENVELOPE_INVALID_FIELD", "message.result.value.seconds");
+ok("hook_result: attention.plan wake priority 100", { action: "wake", priority: 100 }, { entry: "hook_result", slot: "attention.plan" });
+bad("hook_result: attention.plan wake priority 101", { action: "wake", priority: 101 }, "ENVELOPE_INVALID_FIELD", "priority", { entry: "hook_result", slot: "attention.plan" });
+
 const descriptions = new Set();
 for (const item of cases) {
   if (descriptions.has(item.description)) throw new Error(`duplicate description: ${item.description}`);

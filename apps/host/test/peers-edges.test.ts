@@ -1,0 +1,49 @@
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import type { Host } from "../src/runtime/host";
+import { startTestHost } from "./helpers";
+
+// Edges of peer.send idempotency and the C13 peer slot count that the broader peers suite
+// tests away from the edge (issue 25 item 1 survivors).
+
+let host: Host;
+let close: () => Promise<void>;
+
+beforeAll(async () => {
+  ({ host, close } = await startTestHost());
+});
+afterAll(async () => close());
+
+/** Run `code` in a session; the last line's awaited value as JSON, or {"error": code}. */
+async function call(session: string, code: string): Promise<any> {
+  const lines = code.trim().split("\n");
+  const last = lines.pop()!;
+  const cell = [
+    "import json as _json",
+    ...lines,
+    "try:",
+    `    _v = ${last}`,
+    "except Exception as _e:",
+    "    _v = {'error': getattr(_e, 'code', type(_e).__name__), 'message': str(_e)}",
+    "print(_json.dumps(_v))",
+  ].join("\n");
+  const report = await host.execute(cell, session);
+  if (report.status !== "ok") throw new Error(`cell in ${session} ended ${report.status}: ${report.error ?? JSON.stringify(report.failure)}`);
+  const out = report.output.filter((o) => o.stream === "stdout").map((o) => o.text).join("");
+  return JSON.parse(out.trim().split("\n").at(-1)!);
+}
+
+const py = (v: unknown) => JSON.stringify(v);
+type PeerStatus = { peer_id: string; session_id: string; status: string };
+const openPeer = (): Promise<PeerStatus> => call("root", "await runtime.peer_open('independent')");
+
+describe("peer edges", () => {
+  test("peer.send with a used request_id, the same content but another peer_id, is a conflict", async () => {
+    const a = await openPeer();
+    const b = await openPeer();
+    expect(await call("root", `await runtime.peer_send(${py(a.peer_id)}, 'same', 'hello')`)).toMatchObject({ status: "queued" });
+    const other = await call("root", `await runtime.peer_send(${py(b.peer_id)}, 'same', 'hello')`);
+    expect(other, "a repeat to another recipient must not be taken as the same send").toMatchObject({ error: "conflict" });
+    expect(other.message).toContain(a.peer_id);
+    for (const p of [a, b]) await call("root", `await runtime.peer_stop(${py(p.peer_id)}, drain=False)`);
+  });
+});

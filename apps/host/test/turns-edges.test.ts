@@ -1,0 +1,43 @@
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, test } from "vitest";
+import { startScriptedServer, type ScriptedServer } from "../../../test-support/scripted-server.ts";
+import { executions, transcriptRecords } from "../src/db/schema";
+import { startTestHost, tempDir } from "./helpers";
+
+// max_cells_per_turn at its edge inside one reply (issue 25 item 1): a reply with more calls than
+// the turn has cells left runs exactly the rest and refuses the others.
+
+let server: ScriptedServer | undefined;
+const closers: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const close of closers.splice(0).reverse()) await close();
+  await server?.close();
+  server = undefined;
+});
+
+function routes(dataDir: string) {
+  writeFileSync(
+    join(dataDir, "routes.json"),
+    JSON.stringify({ default: "scripted", routes: [{ name: "scripted", api: "chat", base_url: `${server!.url}/v1`, model: "scripted-1", api_key_env: null, context_tokens: 200_000 }] }),
+  );
+}
+
+describe("max_cells_per_turn inside one reply", () => {
+  test("with 2 of 3 cells left, a reply of 4 calls runs the first 2 and refuses the other 2", async () => {
+    server = await startScriptedServer();
+    const dataDir = tempDir();
+    routes(dataDir);
+    const { host, close } = await startTestHost({ dataDir, drive: { maxCellsPerTurn: 3 } });
+    closers.push(close);
+    server.push({ calls: [{ code: "'c1'" }] }, { calls: [{ code: "'c2'" }, { code: "'c3'" }, { code: "'c4'" }, { code: "'c5'" }] });
+    await host.postInput("go");
+    await host.turns!.idle();
+    const ran = host.db.select().from(executions).all().map((e) => e.code);
+    expect(ran, "exactly the cells the turn had left run").toEqual(["'c1'", "'c2'", "'c3'"]);
+    const records = host.db.select().from(transcriptRecords).all();
+    expect(records.map((r) => r.kind)).toEqual(["input", "reply", "cell", "reply", "cell", "cell", "refusal", "refusal"]);
+    const refusals = records.filter((r) => r.kind === "refusal");
+    expect(refusals.map((r) => JSON.stringify(r.detail))).toEqual([expect.stringContaining("max_cells_per_turn (3)"), expect.stringContaining("max_cells_per_turn (3)")]);
+  });
+});

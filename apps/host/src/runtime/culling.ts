@@ -1,4 +1,6 @@
+import type { WorkbenchPoolView } from "./status";
 import type { Workbench } from "./workbench";
+import type { Workbenches } from "./workbenches";
 
 /** What idle culling uses of the host. */
 export interface CullingDeps {
@@ -73,4 +75,17 @@ export class IdleCuller {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
   }
+}
+
+/** Spares and culling for `klbr status` (C19). */
+export function workbenchPool(workbenches: Pick<Workbenches, "all" | "spares">, culler: IdleCuller | null, idleTimeoutMs: number | undefined): WorkbenchPoolView {
+  const live = workbenches.all().filter((b) => b.worker !== null && b.worker.state !== "dead");
+  const { spares } = workbenches;
+  return {
+    spare: { target: spares.target, ready: spares.available, pids: spares.pids },
+    idle_timeout_ms: idleTimeoutMs ?? null,
+    live: live.length,
+    idle: live.filter((b) => b.idle && b.worker!.state === "ready").length,
+    culled: culler?.culled ?? 0,
+  };
 }

@@ -1,7 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type Database from "better-sqlite3";
-import { resolvePython, type ResourceLimits } from "@klbr/supervisor";
+import { resolvePython } from "@klbr/supervisor";
 import { migrateHostDb, openHostDatabase, type HostDb } from "../db/open";
 import { secureDataDir } from "../db/secure";
 import { dataLayout, defaultPythonDir, type DataLayout } from "../paths";
@@ -9,7 +9,7 @@ import type { HostServices, Notification } from "../requests/context";
 import { HostSandbox } from "../sandbox/host-sandbox";
 import { HostLimits } from "../limits/host-limits";
 import { limitSettings, type LimitSettings } from "../limits/settings";
-import { sandboxSettings, type SandboxMode } from "../sandbox/settings";
+import { sandboxSettings } from "../sandbox/settings";
 import { stoppedPeerSessions } from "../store/peers";
 import { Cells } from "./cells";
 import type { ExecutionReport } from "./completion";
@@ -30,57 +30,20 @@ import { RequestLog } from "./request-log";
 import type { TurnHost } from "./session";
 import { Sessions } from "./sessions";
 import { SessionSkills, SkillsService } from "./skills-service";
-import { Status, type WorkbenchPoolView } from "./status";
-import { Turns, type DriveOptions } from "./turns";
+import { Status } from "./status";
+import { Turns } from "./turns";
 import { Wakes } from "./wakes";
-import { IdleCuller } from "./culling";
+import { IdleCuller, workbenchPool } from "./culling";
+import type { HostOptions } from "./host-options";
 import { Workbenches } from "./workbenches";
 import { LiveOutputHub } from "./live-output";
 import { WorkerLaunch } from "./worker-launch";
-import { startHostTelemetry, type HostTelemetry, type HostTelemetryOptions } from "../telemetry";
+import { startHostTelemetry, type HostTelemetry } from "../telemetry";
 
 export { effectiveAttention } from "./wakes";
 export { ROOT_SESSION } from "./ids";
 export type { ExecutionReport } from "./completion";
-
-/** How a host is set up. */
-export interface HostOptions {
-  /** The data directory: durable log, releases, managed skills, control socket. */
-  dataDir: string;
-  /** The workspace commands run in; defaults to the current directory. */
-  workspace?: string;
-  /** The directory holding the Python `klbr` runtime and the default behaviour source. */
-  pythonDir?: string;
-  /** The Python interpreter; defaults to KLBR_PYTHON or python3's sys.executable. */
-  python?: string;
-  /** Builtin skills root; defaults to KLBR_SKILLS_DIR or <workspace>/skills. */
-  builtinSkillsDir?: string;
-  /** Interrupt ladder graces (C7). */
-  interruptGraceMs?: number;
-  sigintGraceMs?: number;
-  /** The host clock, for tests. */
-  now?: () => number;
-  /** Run every worker and workspace.run command in a bubblewrap sandbox; default KLBR_SANDBOX or none. */
-  sandbox?: SandboxMode;
-  /** Network inside the sandbox; default KLBR_SANDBOX_NETWORK or on. Off needs sandbox bwrap. */
-  network?: boolean;
-  /** Drive sessions with a model route (C10): `true` for the default route of `<data>/routes.json`. */
-  drive?: DriveOptions | boolean;
-  /** Host environment variables workers and commands also get (C15), besides those named in KLBR_PASS_ENV. */
-  passEnv?: string[];
-  /** Start workbenches with C16 live output (default true; `klbr serve --no-live-output` turns it off). */
-  liveOutput?: boolean;
-  /** Warm spare workbenches to keep (C19); default 0 (`klbr serve` keeps 1). */
-  spares?: number;
-  /** Shut a workbench down after this many ms idle (C19); default never. */
-  idleTimeoutMs?: number;
-  /** Resource limits of every worker and workspace.run tree (C17): parsed, or `--limit` texts; default KLBR_LIMITS. */
-  limits?: ResourceLimits | string[];
-  /** Force a limits mechanism (`cgroup2`, `cgroup1`, `rlimit`); default KLBR_LIMITS_MECHANISM or auto. */
-  limitsMechanism?: string;
-  /** Trace export (C18): settings from the host's environment unless `env` is given; `false` never exports. */
-  telemetry?: HostTelemetryOptions | false;
-}
+export type { HostOptions } from "./host-options";
 
 /**
  * The composer: it opens the durable log, builds the services (hooks, workbenches, cells, wakes,
@@ -168,21 +131,10 @@ export class Host {
     this.sessions = new Sessions({ now, notify, life, workbenches: this.workbenches, skills: this.skills, headers: this.headers, turnOf });
     this.frontiers = new Frontiers({ db, sqlite, now, newId });
     this.frontiers.addSection(peerRequestsSection(db));
-    this.views = new Status({ db, dataDir: this.dataDir, workspace: this.workspace, startedAtMs: this.startedAtMs, now, sandbox: this.sandbox, limits: () => this.limits, hooks: this.hooks, workbenches: this.workbenches, skills: this.skills, turns: () => this.turns, remote: this.remote, pool: () => this.poolView(), liveOutput: liveOutput !== null });
+    this.views = new Status({ db, dataDir: this.dataDir, workspace: this.workspace, startedAtMs: this.startedAtMs, now, sandbox: this.sandbox, limits: () => this.limits, hooks: this.hooks, workbenches: this.workbenches, skills: this.skills, turns: () => this.turns, remote: this.remote, pool: () => workbenchPool(this.workbenches, this.culler, options.idleTimeoutMs), liveOutput: liveOutput !== null });
     this.services = this.requestServices();
-    this.cells = new Cells({
-      db,
-      now,
-      newId,
-      notify,
-      life,
-      workbenches: this.workbenches,
-      hooks: this.hooks,
-      requestLog,
-      liveOutput,
-      observeInstructions: (sessionId) => void this.headers.observeOutside(sessionId),
-      services: () => this.services,
-    });
+    const observeInstructions = (sessionId: string) => void this.headers.observeOutside(sessionId);
+    this.cells = new Cells({ db, now, newId, notify, life, workbenches: this.workbenches, hooks: this.hooks, requestLog, liveOutput, observeInstructions, services: () => this.services });
   }
 
   /** Start a host: migrate, recover, start the hooks worker and the root workbench (whose start indexes the skills). */
@@ -279,7 +231,7 @@ export class Host {
 
   // ---- wiring ----------------------------------------------------------------------------
 
-  /** Idle culling over this host's workbenches; each cull is a durable `workbench.culled` incident. */
+  /** Idle culling over this host's workbenches; each cull is a `workbench.culled` notification. */
   private idleCuller(idleTimeoutMs: number): IdleCuller {
     return new IdleCuller({
       idleTimeoutMs,
@@ -287,19 +239,6 @@ export class Host {
       turnRunning: (sessionId) => this.turns?.turnOf(sessionId) != null,
       onCulled: (bench, idleMs) => this.notifier.notify({ type: "workbench.culled", session_id: bench.sessionId, generation: bench.generation ?? "", idle_ms: Math.round(idleMs), at_ms: this.now() }),
     });
-  }
-
-  /** Spares and culling for `klbr status`. */
-  private poolView(): WorkbenchPoolView {
-    const culler = this.culler;
-    const live = this.workbenches.all().filter((b) => b.worker !== null && b.worker.state !== "dead");
-    return {
-      spare: { target: this.workbenches.spares.target, ready: this.workbenches.spares.available, pids: this.workbenches.spares.pids },
-      idle_timeout_ms: this.options.idleTimeoutMs ?? null,
-      live: live.length,
-      idle: live.filter((b) => b.idle && b.worker!.state === "ready").length,
-      culled: culler?.culled ?? 0,
-    };
   }
 
   /** What request handlers see: the basics and one view per service. */

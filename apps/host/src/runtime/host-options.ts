@@ -1,0 +1,43 @@
+import type { ResourceLimits } from "@klbr/supervisor";
+import type { HostTelemetryOptions } from "../telemetry";
+import type { SandboxMode } from "../sandbox/settings";
+import type { DriveOptions } from "./turns";
+
+/** How a host is set up. */
+export interface HostOptions {
+  /** The data directory: durable log, releases, managed skills, control socket. */
+  dataDir: string;
+  /** The workspace commands run in; defaults to the current directory. */
+  workspace?: string;
+  /** The directory holding the Python `klbr` runtime and the default behaviour source. */
+  pythonDir?: string;
+  /** The Python interpreter; defaults to KLBR_PYTHON or python3's sys.executable. */
+  python?: string;
+  /** Builtin skills root; defaults to KLBR_SKILLS_DIR or <workspace>/skills. */
+  builtinSkillsDir?: string;
+  /** Interrupt ladder graces (C7). */
+  interruptGraceMs?: number;
+  sigintGraceMs?: number;
+  /** The host clock, for tests. */
+  now?: () => number;
+  /** Run every worker and workspace.run command in a bubblewrap sandbox; default KLBR_SANDBOX or none. */
+  sandbox?: SandboxMode;
+  /** Network inside the sandbox; default KLBR_SANDBOX_NETWORK or on. Off needs sandbox bwrap. */
+  network?: boolean;
+  /** Drive sessions with a model route (C10): `true` for the default route of `<data>/routes.json`. */
+  drive?: DriveOptions | boolean;
+  /** Host environment variables workers and commands also get (C15), besides those named in KLBR_PASS_ENV. */
+  passEnv?: string[];
+  /** Start workbenches with C16 live output (default true; `klbr serve --no-live-output` turns it off). */
+  liveOutput?: boolean;
+  /** Warm spare workbenches to keep (C19); default 0 (`klbr serve` keeps 1). */
+  spares?: number;
+  /** Shut a workbench down after this many ms idle (C19); default never. */
+  idleTimeoutMs?: number;
+  /** Resource limits of every worker and workspace.run tree (C17): parsed, or `--limit` texts; default KLBR_LIMITS. */
+  limits?: ResourceLimits | string[];
+  /** Force a limits mechanism (`cgroup2`, `cgroup1`, `rlimit`); default KLBR_LIMITS_MECHANISM or auto. */
+  limitsMechanism?: string;
+  /** Trace export (C18): settings from the host's environment unless `env` is given; `false` never exports. */
+  telemetry?: HostTelemetryOptions | false;
+}

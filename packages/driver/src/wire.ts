@@ -81,7 +81,8 @@ export function chatMessages(messages: Message[]): unknown[] {
           ? { role: "assistant", content: m.text }
           : {
               role: "assistant",
-              content: m.text === "" ? null : m.text,
+              // No text: `content` is left out, never `null` (llama.cpp's server, among others, refuses null).
+              ...(m.text === "" ? {} : { content: m.text }),
               tool_calls: m.calls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: c.arguments } })),
             };
       case "tool":

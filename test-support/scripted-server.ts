@@ -54,17 +54,17 @@ export interface ScriptedServerOptions {
    */
   repeatToolNames?: boolean;
   /**
-   * Chat only: refuse (HTTP 500, as llama.cpp's server does, without using a script step) a
-   * request with an assistant message whose `content` is `null`: its schema wants a string or
-   * nothing.
+   * Chat only: refuse (HTTP 500, without using a script step) a request with an assistant
+   * message whose `content` is `null` or missing, as llama.cpp's server does: its schema refuses
+   * null, and its chatml-function-calling template fails on a missing key.
    */
   refuseNullContent?: boolean;
 }
 
-/** The index of the first chat message that is an assistant turn with `"content": null`, or -1. */
+/** The index of the first chat message that is an assistant turn with `"content": null` or no content, or -1. */
 function nullContentAt(json: Record<string, unknown> | null): number {
   const messages = Array.isArray(json?.messages) ? (json.messages as Array<Record<string, unknown>>) : [];
-  return messages.findIndex((m) => m?.role === "assistant" && "content" in m && m.content === null);
+  return messages.findIndex((m) => m?.role === "assistant" && (!("content" in m) || m.content === null));
 }
 
 function lcp(a: Buffer | null, b: Buffer): number {

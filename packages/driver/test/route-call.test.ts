@@ -134,7 +134,7 @@ describe("chat routes against llama.cpp-like servers", () => {
     expect(["py", "python", ""].reduce(accumulateName, "")).toBe("python");
   });
 
-  it("leaves content out of an assistant turn with calls and no text, so a server that refuses null takes the next request", async () => {
+  it("sends an assistant turn with calls and no text with content \"\" (never null, never missing), which llama.cpp's server takes", async () => {
     server = await startScriptedServer({ repeatToolNames: true, refuseNullContent: true });
     server.push({ calls: [{ code: "1 + 1" }] }, { text: "two" });
     const r = route("chat", { cells: "tool" });
@@ -157,7 +157,7 @@ describe("chat routes against llama.cpp-like servers", () => {
     });
     const next = buildRequestBody(r, messages);
     const assistant = (next.messages as Array<Record<string, unknown>>).find((m) => m.role === "assistant")!;
-    expect("content" in assistant).toBe(false);
+    expect(assistant.content).toBe("");
     expect(assistant.tool_calls).toHaveLength(1);
     const second = await callRoute(r, next, { key: null, maxRetries: 0 });
     expect(second.reply.text).toBe("two");

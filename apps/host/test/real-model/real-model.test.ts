@@ -106,7 +106,8 @@ describe.skipIf(install === null)("a real model behind llama.cpp's server", () =
     for (const end of ends) expect(TURN_ENDS.includes(end.reason as never) || end.execution_id.startsWith("ex")).toBe(true);
     expect(turnEnds(k.database).length).toBeGreaterThanOrEqual(2);
     expect(maxCellsInATurn(k.database)).toBeLessThanOrEqual(MAX_CELLS_PER_TURN);
-    expect(summary.folds).toBe(0);
+    // (A model that repeats a failing cell runs up to max_cells_per_turn and may fold on the way:
+    // the checks above hold across folds, the prefix one between requests with no fold between.)
     process.stderr.write(`real-model fence session: ${JSON.stringify(summary)}\n`);
   });
 

@@ -16,7 +16,8 @@ export default defineConfig({
           pool: "forks",
           include: ["test/real-model/**/*.test.ts"],
           fileParallelism: false,
-          testTimeout: 600_000,
+          // A turn may run to max_cells_per_turn (50 model steps) when the model repeats a failing cell.
+          testTimeout: 1_800_000,
           hookTimeout: 300_000,
         },
       }),

@@ -82,7 +82,7 @@ export function stop(child: ChildProcess, signal: NodeJS.Signals = "SIGTERM"): P
  * Poll an observable state of the log until `ready` returns a value (the session's turn ended, a
  * fold was recorded): a model's pace varies, so this waits on the state, never on a time.
  */
-export async function until<T>(what: string, ready: () => T | undefined | null | false, timeoutMs = 480_000): Promise<T> {
+export async function until<T>(what: string, ready: () => T | undefined | null | false, timeoutMs = 1_500_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = ready();

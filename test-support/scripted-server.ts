@@ -48,6 +48,23 @@ export interface ScriptedServerOptions {
   whenExhausted?: ScriptStep;
   /** Bytes per token in the reported figures (default 4). */
   bytesPerToken?: number;
+  /**
+   * Chat only: repeat the whole function name in every tool-call delta, as llama.cpp's server
+   * (and others) do; the OpenAI wire sends it once.
+   */
+  repeatToolNames?: boolean;
+  /**
+   * Chat only: refuse (HTTP 500, without using a script step) a request with an assistant
+   * message whose `content` is `null` or missing, as llama.cpp's server does: its schema refuses
+   * null, and its chatml-function-calling template fails on a missing key.
+   */
+  refuseNullContent?: boolean;
+}
+
+/** The index of the first chat message that is an assistant turn with `"content": null` or no content, or -1. */
+function nullContentAt(json: Record<string, unknown> | null): number {
+  const messages = Array.isArray(json?.messages) ? (json.messages as Array<Record<string, unknown>>) : [];
+  return messages.findIndex((m) => m?.role === "assistant" && (!("content" in m) || m.content === null));
 }
 
 function lcp(a: Buffer | null, b: Buffer): number {
@@ -90,6 +107,12 @@ export async function startScriptedServer(options: ScriptedServerOptions = {}): 
       json = JSON.parse(raw.toString("utf8")) as Record<string, unknown>;
     } catch {
       json = null;
+    }
+    if (options.refuseNullContent && path.endsWith("/chat/completions") && nullContentAt(json) >= 0) {
+      requests.push({ path, body: raw.toString("utf8"), json, headers: req.headers, shared_prefix_bytes: lcp(previous, raw) });
+      res.writeHead(500, { "content-type": "application/json" });
+      res.end(JSON.stringify({ error: { message: `messages.${nullContentAt(json)}.content: Input should be a valid string`, type: "internal_server_error" } }));
+      return;
     }
     const shared = lcp(previous, raw);
     previous = raw;
@@ -137,7 +160,8 @@ export async function startScriptedServer(options: ScriptedServerOptions = {}): 
     for (const piece of pieces(text)) send(null, { ...base, choices: [{ index: 0, delta: { content: piece }, finish_reason: null }] });
     calls.forEach((call, index) => {
       send(null, { ...base, choices: [{ index: 0, delta: { tool_calls: [{ index, id: `call_${++ids}`, type: "function", function: { name: call.name, arguments: "" } }] }, finish_reason: null }] });
-      for (const piece of pieces(call.arguments, 11)) send(null, { ...base, choices: [{ index: 0, delta: { tool_calls: [{ index, function: { arguments: piece } }] }, finish_reason: null }] });
+      const name = options.repeatToolNames ? { name: call.name } : {};
+      for (const piece of pieces(call.arguments, 11)) send(null, { ...base, choices: [{ index: 0, delta: { tool_calls: [{ index, function: { ...name, arguments: piece } }] }, finish_reason: null }] });
     });
     send(null, { ...base, choices: [{ index: 0, delta: {}, finish_reason: calls.length > 0 ? "tool_calls" : "stop" }] });
     const shape = options.chatUsage ?? "openai";

@@ -1,4 +1,26 @@
-import { defineConfig, mergeConfig } from "vitest/config";
+import { configDefaults, defineConfig, defineProject, mergeConfig } from "vitest/config";
 import { sharedTestConfig } from "../../vitest.shared.ts";
 
-export default mergeConfig(sharedTestConfig, defineConfig({}));
+// Two projects: the host's own tests, and the real-model suite (issue 27), which starts llama.cpp's
+// server with a real model and drives the CLI against it: its files run one at a time (two
+// servers and a daemon already fill a 2-core machine) with a model's timeouts.
+export default defineConfig({
+  test: {
+    projects: [
+      mergeConfig(sharedTestConfig, defineProject({ test: { name: "host", exclude: [...configDefaults.exclude, "test/real-model/**"] } })),
+      defineProject({
+        resolve: sharedTestConfig.resolve,
+        ssr: sharedTestConfig.ssr,
+        test: {
+          name: "real-model",
+          pool: "forks",
+          include: ["test/real-model/**/*.test.ts"],
+          fileParallelism: false,
+          // A turn may run to max_cells_per_turn (50 model steps) when the model repeats a failing cell.
+          testTimeout: 1_800_000,
+          hookTimeout: 300_000,
+        },
+      }),
+    ],
+  },
+});

@@ -81,6 +81,16 @@ function malformed(route: string, why: string): DriverError {
   return new DriverError("DRIVER_MALFORMED_REPLY", `the ${route} stream ${why}`);
 }
 
+/**
+ * The name so far after a name delta. The OpenAI wire sends a call's name once, but servers that
+ * repeat the whole name in every delta are common (llama.cpp's among them): a delta that repeats
+ * (or extends) the name accumulated so far is that name, not a suffix to append.
+ */
+export function accumulateName(sofar: string, delta: string): string {
+  if (sofar === "" || delta.startsWith(sofar)) return delta === "" ? sofar : delta;
+  return sofar + delta;
+}
+
 async function streamChat(client: OpenAI, body: RequestBody, options: RouteCallOptions) {
   const stream = await client.chat.completions.create(body as never, { signal: options.signal });
   const usage = createUsageStreamReader();
@@ -107,7 +117,7 @@ async function streamChat(client: OpenAI, body: RequestBody, options: RouteCallO
         const fn = (piece.function ?? {}) as { name?: unknown; arguments?: unknown };
         const call = (calls[index as number] ??= { id: "", name: "", arguments: "" });
         if (typeof piece.id === "string") call.id = piece.id;
-        if (typeof fn.name === "string") call.name += fn.name;
+        if (typeof fn.name === "string") call.name = accumulateName(call.name, fn.name);
         if (typeof fn.arguments === "string") {
           call.arguments += fn.arguments;
           options.onDelta?.({ kind: "call", text: fn.arguments });

@@ -81,7 +81,9 @@ export function chatMessages(messages: Message[]): unknown[] {
           ? { role: "assistant", content: m.text }
           : {
               role: "assistant",
-              content: m.text === "" ? null : m.text,
+              // No text: `content` is the empty string, never `null` (llama.cpp's server refuses null)
+              // nor left out (its chatml-function-calling template then fails on the missing key).
+              content: m.text,
               tool_calls: m.calls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: c.arguments } })),
             };
       case "tool":

@@ -111,3 +111,58 @@ describe("usage shapes of chat routes", () => {
     expect(server.requests[0]!.headers.authorization).toBe("Bearer sk-secret");
   });
 });
+
+// Issue 27: what a real OpenAI-compatible server (llama.cpp's) does that the OpenAI wire does not.
+describe("chat routes against llama.cpp-like servers", () => {
+  it("reads a tool-call name repeated in every delta as that name, not the names appended", async () => {
+    server = await startScriptedServer({ repeatToolNames: true });
+    server.push({ calls: [{ code: "print('a fairly long cell, streamed in several pieces')" }, { code: "2 + 2" }] });
+    const r = route("chat", { cells: "tool" });
+    const result = await callRoute(r, body(r), { key: null });
+    expect(result.reply.calls.map((c) => c.name)).toEqual(["python", "python"]);
+    expect(JSON.parse(result.reply.calls[0]!.arguments).code).toBe("print('a fairly long cell, streamed in several pieces')");
+    // The server did repeat it: more deltas carried the name than there were calls.
+    server.push({ calls: [{ code: "print('a fairly long cell, streamed in several pieces')" }] });
+    const raw = await (await fetch(`${server.url}/v1/chat/completions`, { method: "POST", body: serializeBody(body(r)) })).text();
+    expect(raw.split('"name":"python"').length - 1).toBeGreaterThan(2);
+  });
+
+  it("still appends a name streamed in pieces", async () => {
+    const { accumulateName } = await import("../src/call.js");
+    expect(["py", "thon"].reduce(accumulateName, "")).toBe("python");
+    expect(["python", "python", "python"].reduce(accumulateName, "")).toBe("python");
+    expect(["py", "python", ""].reduce(accumulateName, "")).toBe("python");
+  });
+
+  it("sends an assistant turn with calls and no text with content \"\" (never null, never missing), which llama.cpp's server takes", async () => {
+    server = await startScriptedServer({ repeatToolNames: true, refuseNullContent: true });
+    server.push({ calls: [{ code: "1 + 1" }] }, { text: "two" });
+    const r = route("chat", { cells: "tool" });
+    const first = await callRoute(r, body(r), { key: null });
+    const call = first.reply.calls[0]!;
+    const messages = assembleMessages({
+      header: "You are klbr.\n",
+      frontier: null,
+      records: [
+        { seq: 1, kind: "input", event: { source: "operator", received_at_ms: T, payload: { text: "hello" } } },
+        { seq: 2, kind: "reply", request_id: "req-1", reply: first.reply },
+        {
+          seq: 3,
+          kind: "cell",
+          request_id: "req-1",
+          call_id: call.id,
+          result: { execution_id: "ex-1", status: "ok", output: [{ stream: "stdout", text: "2\n" }], truncated_bytes: 0, error: null, ended_by: null, started_at_ms: T, ended_at_ms: T + 5 },
+        },
+      ],
+    });
+    const next = buildRequestBody(r, messages);
+    const assistant = (next.messages as Array<Record<string, unknown>>).find((m) => m.role === "assistant")!;
+    expect(assistant.content).toBe("");
+    expect(assistant.tool_calls).toHaveLength(1);
+    const second = await callRoute(r, next, { key: null, maxRetries: 0 });
+    expect(second.reply.text).toBe("two");
+    // The first request is a byte prefix of the second up to its closing brackets (prefix stability).
+    const a = serializeBody(body(r));
+    expect(serializeBody(next).startsWith(a.slice(0, a.length - 2))).toBe(true);
+  });
+});

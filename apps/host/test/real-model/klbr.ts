@@ -2,6 +2,7 @@
 // (`klbr serve`), and reads of the daemon's log (its SQLite database) for the suite's checks.
 import { spawn, type ChildProcess } from "node:child_process";
 import { rmSync } from "node:fs";
+import { MAX_CELLS_PER_TURN } from "./session-checks";
 import Database from "better-sqlite3";
 import { dataLayout } from "../../src/paths";
 import { CLI, HOST_DIR, type Run } from "../cli-run";
@@ -37,7 +38,8 @@ export class Klbr {
 
   /** `klbr serve`, resolved once it says it is serving. */
   async serve(): Promise<{ child: ChildProcess; stderr: () => string }> {
-    const [file, ...rest] = this.argv(["serve"]);
+    // A small model may repeat a failing cell until the turn's cell limit: 8 keeps that turn short (C10).
+    const [file, ...rest] = this.argv(["serve", "--max-cells-per-turn", String(MAX_CELLS_PER_TURN)]);
     const child = spawn(file!, rest, { cwd: HOST_DIR, stdio: ["ignore", "ignore", "pipe"], env: process.env });
     this.daemons.push(child);
     let stderr = "";

@@ -16,8 +16,8 @@ import { reportedUsage, type Exchange } from "./recording-proxy";
 
 export const sha = (text: string) => createHash("sha256").update(text, "utf8").digest("hex");
 
-/** C10's default. */
-export const MAX_CELLS_PER_TURN = 50;
+/** The suite's daemons run with `--max-cells-per-turn 8` (C10's default is 50): a small model may repeat a failing cell to the limit. */
+export const MAX_CELLS_PER_TURN = 8;
 
 /** The three ends of a turn (C10): a yielded cell's wait, a reply without a cell, max_cells_per_turn. */
 export const TURN_ENDS = ["model_ended_turn", "max_cells_per_turn"] as const;

@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import { stopLatch } from "../../early-stop";
+import { HostError } from "../../errors";
 import { optionsOf, run, type CommonOptions } from "../command";
 import { limitSettings } from "../../limits/settings";
 import { sandboxSettings } from "../../sandbox/settings";
@@ -14,7 +15,7 @@ import { dataDirOf } from "../target";
  * before the host starts starts nothing, and one during the start stops the host it made.
  */
 export async function serveCommand(
-  opts: CommonOptions & { sandbox?: string; network?: string; route?: string; drive?: boolean; passEnv?: string[]; limit?: string[]; logLevel?: string; json?: boolean; spare?: string; idleTimeout?: string; liveOutput?: boolean },
+  opts: CommonOptions & { sandbox?: string; network?: string; route?: string; drive?: boolean; passEnv?: string[]; limit?: string[]; logLevel?: string; json?: boolean; spare?: string; idleTimeout?: string; liveOutput?: boolean; maxCellsPerTurn?: string },
 ): Promise<number> {
   const stop = stopLatch();
   const log = new ServeLog(parseLogLevel(opts.logLevel), opts.json === true);
@@ -69,12 +70,20 @@ function stoppedBeforeStart(log: ServeLog, signal: NodeJS.Signals): number {
  * Whether the daemon drives sessions (C10): with --route NAME, that route; else the default route
  * of routes.json when it has one; --no-drive never. A route whose key is unset stops the start.
  */
-async function driveOption(dataDir: string, opts: { route?: string; drive?: boolean }): Promise<false | { route?: string }> {
+async function driveOption(dataDir: string, opts: { route?: string; drive?: boolean; maxCellsPerTurn?: string }): Promise<false | { route?: string; maxCellsPerTurn?: number }> {
   if (opts.drive === false) return false;
-  if (opts.route !== undefined) return { route: opts.route };
+  const cells = opts.maxCellsPerTurn === undefined ? {} : { maxCellsPerTurn: parseMaxCells(opts.maxCellsPerTurn) };
+  if (opts.route !== undefined) return { route: opts.route, ...cells };
   const { readRoutes } = await import("../../runtime/routes-file");
   const { dataLayout } = await import("../../paths");
-  return readRoutes(dataLayout(dataDir).routes).default === null ? false : {};
+  return readRoutes(dataLayout(dataDir).routes).default === null ? false : cells;
+}
+
+/** `--max-cells-per-turn N` (C10, default 50): 1 to 1000 cells before a turn ends in a wait. */
+function parseMaxCells(value: string): number {
+  const n = /^\d+$/.test(value) ? Number(value) : Number.NaN;
+  if (!Number.isSafeInteger(n) || n < 1 || n > 1000) throw new HostError("CLI_USAGE", `--max-cells-per-turn needs a whole number from 1 to 1000, got ${JSON.stringify(value)}`);
+  return n;
 }
 
 /**
@@ -119,6 +128,7 @@ export function register(program: Command): void {
     .option("--limit <limits>", "resource limits of every worker and workspace.run tree: memory=2GiB,cpu=10m,procs=512,file=1GiB,tmp=512MiB, each optional (repeatable; default KLBR_LIMITS)", (text: string, all: string[]) => [...all, text], [] as string[])
     .option("--log-level <level>", "what to log on stderr, one line per event: error | warn | info (start, workers, activations, incidents) | debug (cells, inputs, requests)", "info")
     .option("--json", "log one JSON object per line")
+    .option("--max-cells-per-turn <n>", "cells a model turn may run before it ends in a wait (C10; default 50)")
     .option("--spare <n>", "warm spare workbenches kept started for new sessions and restarts, 0 for none (C19)", "1")
     .option("--idle-timeout <duration>", "shut down a workbench idle this long (500ms, 30s, 5m, 2h; default off); its next cell starts a new generation (C19)")
     .action(run(async (cmd) => serveCommand(optionsOf(cmd))));

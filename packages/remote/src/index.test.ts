@@ -15,6 +15,7 @@ describe("public API", () => {
         "findTarget",
         "installScript",
         "isRemoteError",
+        "keeperLimitsArgs",
         "keeperPid",
         "openRemoteWorker",
         "parseTarget",

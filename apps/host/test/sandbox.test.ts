@@ -349,8 +349,11 @@ describe.skipIf(!HAS_BWRAP)("bwrap with the network on, and bwrap unable to star
         writeFileSync(program, "#!/bin/sh\necho 'bwrap: No permissions to create a new namespace' >&2\nexit 1\n");
         chmodSync(program, 0o755);
       }
+      // The data directory beside the workspace, not in it (that is SANDBOX_DATA_IN_WORKSPACE).
       const data = join(dir, "data");
-      const r = await klbr(["--data-dir", data, "--workspace", dir, "serve", "--sandbox", "bwrap"], { ...process.env, KLBR_BWRAP: program });
+      const workspace = join(dir, "ws");
+      mkdirSync(workspace, { recursive: true });
+      const r = await klbr(["--data-dir", data, "--workspace", workspace, "serve", "--sandbox", "bwrap"], { ...process.env, KLBR_BWRAP: program });
       expect(r.code).toBe(69); // EX_UNAVAILABLE: cannot run here
       expect(r.stderr).toMatch(expected);
       expect(r.stderr).toContain("--sandbox none");

@@ -30,7 +30,8 @@ describe("IdleCuller", () => {
   it("culls at the timeout, not one ms before, and marks why", async () => {
     const a = bench("a");
     const { c, culled } = culler([a.bench]);
-    const t = a.bench.lastActiveMs;
+    // A whole number: (t + 1000) - t is exactly 1000 only without a fraction to round.
+    const t = (a.bench.lastActiveMs = 5_000);
     await c.sweep(t + 999);
     expect(culled).toEqual([]);
     await c.sweep(t + 1000);
@@ -60,7 +61,7 @@ describe("IdleCuller", () => {
     const a = bench("a");
     const { c, culled } = culler([a.bench]);
     const release = await a.bench.acquire();
-    const busyUntil = performance.now() + 5000;
+    const busyUntil = Math.floor(performance.now()) + 5000; // whole: exact sums below
     release();
     a.bench.lastActiveMs = busyUntil; // as if the cell ended 5 s later
     await c.sweep(busyUntil + 999);

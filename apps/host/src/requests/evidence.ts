@@ -15,7 +15,13 @@ export type Resolved =
 
 const RESOLVERS: Record<string, (db: HostDb, key: string) => unknown> = {
   event: (db, key) => (/^[1-9][0-9]{0,15}$/.test(key) ? getEvent(db, Number(key)) : undefined),
-  execution: (db, key) => getExecution(db, key),
+  execution: (db, key) => {
+    const row = getExecution(db, key);
+    if (!row) return undefined;
+    // C17: a cell's cost is for the operator (klbr log, status); what a cell resolves never shows it.
+    const { cpuMs: _cpu, peakRssBytes: _rss, ...rest } = row;
+    return rest;
+  },
   effect: (db, key) => getEffect(db, key),
   wait: (db, key) => getWait(db, key),
   work_item: (db, key) => {

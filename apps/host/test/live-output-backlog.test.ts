@@ -29,14 +29,14 @@ beforeAll(async () => {
     accepted.add(s);
     s.on("close", () => accepted.delete(s));
   });
-});
+}, 180_000);
 afterAll(async () => {
   for (const s of accepted) s.destroy();
   await new Promise<void>((resolve) => server.close(() => resolve()));
   await close();
-});
+}, 180_000);
 
-async function until(check: () => boolean, what: string, timeoutMs = 60_000): Promise<void> {
+async function until(check: () => boolean, what: string, timeoutMs = 120_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!check()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
@@ -113,7 +113,7 @@ test("a client that does not read loses live output past its backlog and is told
   expect(last.dropped_bytes).toBeGreaterThan(0);
   fast.close();
   slow.socket.destroy();
-}, 120_000);
+}, 300_000);
 
 test("an exec client that does not read is told what it missed before its reply, and nothing after", async () => {
   const id = "ex-backlog-exec";
@@ -142,4 +142,4 @@ test("an exec client that does not read is told what it missed before its reply,
   expect({ ...last, text: last.text.length }).toMatchObject({ execution_id: id, text: 0 });
   expect(last.dropped_bytes).toBeGreaterThan(0);
   slow.socket.destroy();
-}, 120_000);
+}, 300_000);

@@ -14,7 +14,7 @@ import { startTestHost, tempDir } from "./helpers";
 const { sshd, skip } = await startTestSshd();
 if (skip) console.warn(skip);
 
-async function until(check: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {
+async function until(check: () => boolean, what: string, timeoutMs = 120_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!check()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
@@ -32,12 +32,12 @@ describe.skipIf(!sshd)("a remote cell's live output as the host's clients see it
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     writeFileSync(join(dataDir, "targets.json"), JSON.stringify({ targets: [sshd!.target("loop", join(sshd!.dir, "lw"))] }));
     ({ host, close, workspace } = await startTestHost({ dataDir, interruptGraceMs: 500, sigintGraceMs: 2000 }));
-  });
+  }, 180_000);
   afterAll(async () => {
     await close?.();
     if (sshd) await until(() => sshd.descendants().length === 0, "the remote trees to end");
     await sshd?.stop();
-  });
+  }, 180_000);
 
   test("one execution's stream: its own prints and its remote cells', seq 0, 1, 2, ... across a reconnect", async () => {
     const seen: LiveOutputEvent[] = [];
@@ -87,5 +87,5 @@ describe.skipIf(!sshd)("a remote cell's live output as the host's clients see it
       "stdout:local 2 g-2 ok ok ok",
     ]);
     expect(mine.every((e) => e.dropped_bytes === 0 && e.session_id === "root")).toBe(true);
-  });
+  }, 300_000); // a guard, not a measure: ssh starts, two remote workers and a dead connection on a shared box
 });

@@ -31,7 +31,7 @@ const common = () => ["--data-dir", dataDir, "--workspace", workspace];
 
 /** Run `klbr ARGS` in a pty through the steps; the result says how it ended and all it printed. */
 function inPty(args: string[], steps: Step[]): Promise<Drive> {
-  const plan = { argv: [...CLI, ...common(), ...args], cwd: HOST_DIR, env: { ...process.env, TERM: "xterm" }, steps, timeout_s: 60 };
+  const plan = { argv: [...CLI, ...common(), ...args], cwd: HOST_DIR, env: { ...process.env, TERM: "xterm" }, steps, timeout_s: 120 };
   return new Promise((resolve, reject) =>
     execFile(resolvePython(), [DRIVER, JSON.stringify(plan)], { maxBuffer: 16 << 20 }, (error, stdout) => (error ? reject(error) : resolve(JSON.parse(stdout) as Drive))),
   );
@@ -65,16 +65,16 @@ beforeAll(async () => {
     JSON.stringify({ default: "scripted", routes: [{ name: "scripted", api: "chat", base_url: `${server.url}/v1`, model: "scripted-1", api_key_env: null, context_tokens: 100_000 }] }),
   );
   daemon = await serve();
-}, 60_000);
+}, 180_000);
 
 afterAll(async () => {
   await stopDaemon(daemon);
   await server.close();
   rmSync(dataDir, { recursive: true, force: true });
   rmSync(workspace, { recursive: true, force: true });
-});
+}, 180_000);
 
-describe("live output at a terminal", { timeout: 180_000 }, () => {
+describe("live output at a terminal", { timeout: 400_000 }, () => {
   test("klbr repl shows a running cell's output under it, then the prompt when it ends", async () => {
     const gate = join(workspace, "repl-gate");
     const r = await inPty(["repl"], [

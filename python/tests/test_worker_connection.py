@@ -118,3 +118,59 @@ def test_send_direct_writes_queued_frames_first_in_one_go(pair):
             peer.recv(100)
     finally:
         loop.close()
+
+
+def _mostly(valid, *others):
+    """``valid`` most of the time, else one of ``others``: each envelope breaks few rules at once."""
+    return st.one_of(st.just(valid), st.just(valid), st.just(valid), st.sampled_from(others))
+
+
+_ids = _mostly("c-1", "a" * 128, "a" * 129, "", "bad id", "é", 5, None, True)
+_codes = _mostly("1+1", "", "\ud800", "x" * 65_536, "x" * 65_537, "é" * 87_382, 7, None)
+_versions = _mostly(1, 1.0, True, 2, "1", None)
+
+
+@st.composite
+def _envelopes(draw):
+    kind = draw(st.sampled_from(["execute", "interrupt"]) | st.sampled_from(["shutdown", "host_reply", "Execute", 1, None]))
+    message = {"kind": kind, "id": draw(_ids)}
+    if kind != "interrupt" or draw(st.integers(0, 4)) == 0:
+        message["code"] = draw(_codes)
+    if draw(st.integers(0, 5)) == 0:
+        message["extra"] = 1
+    if draw(st.integers(0, 5)) == 0:
+        del message["id"]
+    value = {
+        "version": draw(_versions),
+        "session_id": draw(_mostly("s-1", "s-2")),
+        "generation": draw(_mostly("g-1", "g-2")),
+        "message": draw(_mostly(message, [], "m", None)),
+    }
+    if draw(st.integers(0, 5)) == 0:
+        value["extra"] = 1
+    if draw(st.integers(0, 5)) == 0:
+        del value["version"]
+    return value
+
+
+@settings(max_examples=2000, deadline=None)
+@given(value=_envelopes())
+def test_the_plain_message_shortcut_is_the_schemas_message_or_nothing(value):
+    from klbr.envelope import parse_envelope
+    from klbr.worker.connection import _plain_message
+
+    got = _plain_message(value, "s-1", "g-1")
+    if got is None:
+        return  # the schema's path decides (and reports any error itself)
+    assert got == parse_envelope(value, "s-1", "g-1")["message"]
+
+
+def test_the_plain_message_shortcut_takes_the_common_messages():
+    from klbr.worker.connection import _plain_message
+
+    envelope = {"version": 1, "session_id": "s-1", "generation": "g-1"}
+    execute = {"kind": "execute", "id": "c-1", "code": "1+1"}
+    interrupt = {"kind": "interrupt", "id": "c-1"}
+    assert _plain_message({**envelope, "message": execute}, "s-1", "g-1") is execute
+    assert _plain_message({**envelope, "message": interrupt}, "s-1", "g-1") is interrupt
+    assert _plain_message({**envelope, "message": {"kind": "shutdown"}}, "s-1", "g-1") is None

@@ -46,6 +46,7 @@ from typing import Any, Callable
 from klbr.envelope import (
     CELL_STATUSES,
     LIVE_OUTPUT_STREAMS,
+    MAX_CELL_SOURCE_BYTES,
     MAX_ERROR_BYTES,
     MAX_LIVE_OUTPUT_TEXT_BYTES,
     MAX_OUTPUT_RECORDS,
@@ -101,6 +102,41 @@ def _plain_cell_result(status: Any, output: Any, truncated_bytes: Any, error: An
     return total <= MAX_OUTPUT_TEXT_BYTES
 
 
+def _plain_message(value: Any, session: str, generation: str) -> dict | None:
+    """The message of an ``execute`` or ``interrupt`` envelope the schema certainly accepts, else None.
+
+    Exactly what ``parse_envelope(value)["message"]`` gives for it (the same fields; ``value`` is
+    the decoder's own fresh value, so it is handed out rather than copied). Everything else,
+    valid or not, takes the schema's path, which also reports the precise error.
+    """
+    if type(value) is not dict or len(value) != 4:
+        return None
+    version = value.get("version")
+    message = value.get("message")
+    if (
+        type(version) is not int
+        or version != PROTOCOL_VERSION
+        or value.get("session_id") != session
+        or value.get("generation") != generation
+        or type(message) is not dict
+    ):
+        return None
+    kind = message.get("kind")
+    if kind == "execute":
+        code = message.get("code")
+        if (
+            len(message) == 3
+            and type(code) is str
+            and len(code) * 4 <= MAX_CELL_SOURCE_BYTES
+            and is_identifier(message.get("id"))
+        ):
+            return message
+    elif kind == "interrupt":
+        if len(message) == 2 and is_identifier(message.get("id")):
+            return message
+    return None
+
+
 class ConnectionEnd:
     """Why the reader stopped: ``code`` None for a clean EOF, else the frame/envelope error code."""
 
@@ -148,6 +184,9 @@ class Connection:
         self._watcher: Any = None
         self._watching = False
         self._selector: WorkerSelector | None = None
+        #: Called by the reader thread before each wait: returns the seconds it may wait at most
+        #: (None: until a message). The worker retries a kick there (see server.py).
+        self.reader_tick: Callable[[], float | None] | None = None
         self._outbox: list[bytes] = []
         # Held for each whole sendall: the loop thread and the live output pacer both write.
         self._write_lock = threading.Lock()
@@ -391,8 +430,10 @@ class Connection:
         """The reader thread: reads whenever the socket is readable while it is watched."""
         try:
             while not self._ended:
-                self._watcher.poll()
-                self._pump(on_loop=False)
+                tick = self.reader_tick
+                timeout = tick() if tick is not None else None
+                if self._watcher.poll(-1 if timeout is None else timeout):
+                    self._pump(on_loop=False)
         except BaseException as error:  # a bug here must still end the worker, never hang it
             with self._read_lock:
                 if self._ended:
@@ -468,8 +509,13 @@ class Connection:
         """The messages of ``data``, and the end a bad frame or envelope makes (the chunk's messages are dropped then)."""
         messages = []
         session, generation = self.session_id, self.generation
+        plain = self._plain_identity
         try:
             for value in self._decoder.feed(data):
+                message = _plain_message(value, session, generation) if plain else None
+                if message is not None:
+                    messages.append(message)
+                    continue
                 if (
                     type(value) is dict
                     and value.get("session_id") == session

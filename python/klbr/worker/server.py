@@ -57,10 +57,13 @@ __all__ = [
 #: The ``error`` text of a completion is cut to this many UTF-8 bytes (C7).
 MAX_ERROR_BYTES = 65_536
 #: Seconds a busy main thread holds the GIL before the reader thread may take it: most of the
-#: interrupt latency of a cell in a pure-Python loop (the reader needs the GIL to read the interrupt
-#: and kick). 0.2 ms instead of 1 ms; below that the handoffs cost more than the wait. It only
-#: matters under contention: a cell's own CPU-bound threads switch this often too.
-SWITCH_INTERVAL = 0.0002
+#: interrupt latency of a cell in a pure-Python loop (the reader needs the GIL twice, to return
+#: from its wait and from its read, before it can kick). 0.1 ms: the reader no longer takes part in
+#: a cell that does not outlast the host's next message (the loop reads that one itself), so a
+#: short interval no longer costs every cell hand-offs as it did at 0.2 ms with a reader in the
+#: middle of each message. It only matters under contention: a cell's own CPU-bound threads switch
+#: this often too.
+SWITCH_INTERVAL = 0.0001
 #: Seconds between two kicks of an interrupt that has not landed in the operation's code yet.
 KICK_RETRY = 0.001
 #: After this many retries at KICK_RETRY, the kicker retries ten times less often (a cell that

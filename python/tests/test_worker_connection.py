@@ -174,3 +174,57 @@ def test_the_plain_message_shortcut_takes_the_common_messages():
     assert _plain_message({**envelope, "message": execute}, "s-1", "g-1") is execute
     assert _plain_message({**envelope, "message": interrupt}, "s-1", "g-1") is interrupt
     assert _plain_message({**envelope, "message": {"kind": "shutdown"}}, "s-1", "g-1") is None
+
+
+def test_messages_read_by_the_reader_thread_and_by_the_loop_reach_the_worker_in_order():
+    import threading
+    import time
+
+    from klbr.frame import encode_frame
+    from klbr.worker.loop import new_worker_loop
+
+    a, b = socket.socketpair()
+    conn = Connection(a, "s-1", "g-1")
+    loop = new_worker_loop()
+    got: list[str] = []
+    readers: list[bool] = []  # per message: read on the loop's thread?
+    main = threading.get_ident()
+
+    def frames(ids) -> bytes:
+        return b"".join(
+            encode_frame({"version": 1, "session_id": "s-1", "generation": "g-1", "message": {"kind": "interrupt", "id": f"c-{i}"}})
+            for i in ids
+        )
+
+    def until(predicate) -> None:
+        deadline = time.monotonic() + 20
+        while not predicate():
+            assert time.monotonic() < deadline, (got, readers)
+            time.sleep(0.001)
+
+    def host() -> None:
+        until(lambda: len(got) == 5)  # the loop drained what the thread read
+        until(lambda: not conn._watching)  # the loop blocks in its select: it reads the rest itself
+        b.sendall(frames(range(5, 10)))
+        until(lambda: len(got) == 10)
+        b.close()
+
+    def busy() -> None:
+        # The loop is busy: only the reader thread can read these, and queues them for later.
+        b.sendall(frames(range(5)))
+        until(lambda: len(readers) == 5)
+        assert got == []
+        threading.Thread(target=host, daemon=True).start()
+
+    conn.start(loop, lambda message: got.append(message["id"]), lambda end: loop.stop(),
+               lambda message: readers.append(threading.get_ident() == main))
+    loop.call_soon(busy)
+    loop.call_later(30, loop.stop)
+    try:
+        loop.run_forever()
+    finally:
+        conn.close()
+        loop.close()
+    assert got == [f"c-{i}" for i in range(10)]
+    assert readers[:5] == [False] * 5
+    assert readers[5:] == [True] * 6  # the idle loop read the rest (and the end) itself, no thread in between

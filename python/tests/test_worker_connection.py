@@ -153,7 +153,7 @@ def _envelopes(draw):
     return value
 
 
-@settings(max_examples=2000, deadline=None)
+@settings(max_examples=500, deadline=None)
 @given(value=_envelopes())
 def test_the_plain_message_shortcut_is_the_schemas_message_or_nothing(value):
     from klbr.envelope import parse_envelope

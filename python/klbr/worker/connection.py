@@ -71,6 +71,19 @@ _JSON = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", "
 _STRING = json.encoder.encode_basestring
 
 
+#: This process's pid, kept by an at-fork hook: the select hooks run on every loop iteration, and a
+#: forked child (whose copy of the loop may run on) must not touch the parent's reader.
+_pid = os.getpid()
+
+
+def _forked() -> None:
+    global _pid
+    _pid = os.getpid()
+
+
+os.register_at_fork(after_in_child=_forked)
+
+
 def _text_bytes(text: Any) -> int:
     """UTF-8 length of ``text``; -1 when it is not a str or holds a lone surrogate."""
     if type(text) is not str:
@@ -378,7 +391,7 @@ class Connection:
 
     def before_block(self) -> None:
         """The loop blocks in select now and reads the socket itself: the reader thread stops watching."""
-        if os.getpid() == self.pid:
+        if _pid == self.pid:
             self._unwatch()
             # What the thread queued while the loop was busy is drained first. The thread wakes the
             # loop itself only for what it queues once it sees it is not watching any more; this
@@ -394,7 +407,7 @@ class Connection:
             if key.fd == fd:
                 mine = index
                 break
-        if os.getpid() != self.pid:
+        if _pid != self.pid:
             return ready if mine < 0 else ready[:mine] + ready[mine + 1 :]
         if mine >= 0:
             ready = ready[:mine] + ready[mine + 1 :]
@@ -566,6 +579,8 @@ class Connection:
         """Stop writing and close the socket (the reader thread then ends)."""
         self.closed = True
         self._ended = True
+        if self._watcher is not None:
+            self._watcher.close()  # a reader thread still waiting in it never reads again
         try:
             self.sock.shutdown(socket.SHUT_RDWR)
         except OSError:

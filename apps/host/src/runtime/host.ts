@@ -176,6 +176,7 @@ export class Host {
     this.wakes.stop();
     this.culler?.stop();
     await this.workbenches.spares.stop();
+    this.workbenches.runtime.close();
     const workers = [...this.workbenches.workers(), ...this.hooks.workers()];
     await Promise.allSettled([...workers.map((w) => w.shutdown()), this.remote.stop()]);
     // A turn still in a cell or a route call ends on its own now (workers gone, calls aborted) and writes nothing more.

@@ -1,6 +1,3 @@
-import { createHash } from "node:crypto";
-import { readdirSync, statSync } from "node:fs";
-import { join } from "node:path";
 import { startSpare, type SpareOptions, type SpareWorker } from "@klbr/supervisor";
 import type { SkillIndex } from "@klbr/skills";
 
@@ -37,6 +34,9 @@ export class SparePool {
   private starting = 0;
   private filling: Promise<void> | null = null;
   private stopped = false;
+  /** Spares handed out, and spares discarded (stale or dead) instead, since the host started. */
+  taken = 0;
+  discarded = 0;
 
   constructor(private readonly deps: SparesDeps) {}
 
@@ -93,8 +93,12 @@ export class SparePool {
     while (this.ready.length > 0 && found === null) {
       const spare = this.ready.shift()!;
       if (spare.worker.available && spare.skills === index.revision && spare.fingerprint === fingerprint) found = spare.worker;
-      else void spare.worker.discard();
+      else {
+        this.discarded += 1;
+        void spare.worker.discard();
+      }
     }
+    if (found) this.taken += 1;
     void this.fill();
     return found;
   }
@@ -106,25 +110,4 @@ export class SparePool {
     const all = this.ready.splice(0);
     await Promise.allSettled(all.map((s) => s.worker.discard()));
   }
-}
-
-/**
- * A fingerprint of the Python runtime on disk (every file's path, size and mtime): a spare that
- * imported an older runtime than the one a cold start would run is not current.
- */
-export function runtimeFingerprint(pythonDir: string): string {
-  const hash = createHash("sha256");
-  const walk = (dir: string) => {
-    for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
-      if (entry.name === "__pycache__") continue;
-      const path = join(dir, entry.name);
-      if (entry.isDirectory()) walk(path);
-      else if (entry.name.endsWith(".py")) {
-        const st = statSync(path);
-        hash.update(`${path}\0${st.size}\0${st.mtimeMs}\n`);
-      }
-    }
-  };
-  walk(join(pythonDir, "klbr"));
-  return hash.digest("hex");
 }

@@ -9,7 +9,8 @@ import type { HostLife } from "./lifecycle";
 import type { Notify } from "./notifier";
 import type { SkillsService } from "./skills-service";
 import { recordIncident } from "../store/incidents";
-import { runtimeFingerprint, SparePool } from "./spares";
+import { RuntimeFingerprint } from "./fingerprint";
+import { SparePool } from "./spares";
 import { noteRuntimeVersion } from "./version-check";
 import { Workbench } from "./workbench";
 import type { WorkerLaunch } from "./worker-launch";
@@ -42,16 +43,21 @@ export class Workbenches {
 
   /** Warm spares (C19): a generation starts on one when one is ready and current. */
   readonly spares: SparePool;
+  /** The runtime on disk, walked once and then again only after a change (a take walks nothing). */
+  readonly runtime: RuntimeFingerprint;
 
   constructor(private readonly deps: WorkbenchesDeps) {
     const settings = deps.launch.settings;
+    const runtime = (this.runtime = new RuntimeFingerprint(settings.pythonDir));
+    // The sandbox settings are fixed for the host's life (they are the host's constructor options).
+    const sandbox = JSON.stringify(settings.sandbox.describe());
     this.spares = new SparePool({
       count: deps.spares ?? 0,
       stopping: () => deps.life.stopping,
       reindex: () => deps.skills.reindex(),
       options: (index) => this.spareOptions(index),
       // The runtime on disk and what every start shares (sandbox, flags): a spare must match both.
-      fingerprint: () => `${runtimeFingerprint(settings.pythonDir)} ${JSON.stringify(settings.sandbox.describe())}`,
+      fingerprint: () => `${runtime.value()} ${sandbox}`,
       onError: (error) => recordIncident(deps.db, "spare.start_failed", { error: error.message }, deps.now()),
     });
   }

@@ -1,5 +1,6 @@
 import { startSpare, type SpareOptions, type SpareWorker } from "@klbr/supervisor";
 import type { SkillIndex } from "@klbr/skills";
+import type { StartGate } from "./start-gate";
 
 /** What the spare pool uses of the host. */
 export interface SparesDeps {
@@ -13,6 +14,8 @@ export interface SparesDeps {
   options(index: SkillIndex): SpareOptions;
   /** What makes a spare current besides its skills: the runtime it imported, the sandbox, the worker flags. */
   fingerprint(): string;
+  /** Where spare starts queue with the cold starts (a spare never jumps that queue). */
+  gate?: StartGate;
   /** A spare could not be started (the pool retries at the next take). */
   onError(error: Error): void;
 }
@@ -68,7 +71,8 @@ export class SparePool {
       try {
         const index = await this.deps.reindex();
         const fingerprint = this.deps.fingerprint();
-        const worker = await startSpare(this.deps.options(index));
+        const options = this.deps.options(index);
+        const worker = await (this.deps.gate ? this.deps.gate.run(() => startSpare(options)) : startSpare(options));
         if (this.stopped || this.deps.stopping()) {
           await worker.discard();
           return;

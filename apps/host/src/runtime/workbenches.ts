@@ -11,6 +11,7 @@ import type { SkillsService } from "./skills-service";
 import { recordIncident } from "../store/incidents";
 import { RuntimeFingerprint } from "./fingerprint";
 import { SparePool } from "./spares";
+import { StartGate } from "./start-gate";
 import { noteRuntimeVersion } from "./version-check";
 import { Workbench } from "./workbench";
 import type { WorkerLaunch } from "./worker-launch";
@@ -28,6 +29,8 @@ export interface WorkbenchesDeps {
   onHostReply(event: HostReplyEvent): void;
   /** Warm spares to keep (C19; default 0 here, `klbr serve` keeps 1). */
   spares?: number;
+  /** Workbench starts at once (default: two per core); more queue (see StartGate). */
+  startConcurrency?: number;
 }
 
 /**
@@ -45,10 +48,13 @@ export class Workbenches {
   readonly spares: SparePool;
   /** The runtime on disk, walked once and then again only after a change (a take walks nothing). */
   readonly runtime: RuntimeFingerprint;
+  /** Every workbench start (cold, restart, spare) passes here: a burst of sessions queues, it does not storm. */
+  readonly starts: StartGate;
 
   constructor(private readonly deps: WorkbenchesDeps) {
     const settings = deps.launch.settings;
     const runtime = (this.runtime = new RuntimeFingerprint(settings.pythonDir));
+    const gate = (this.starts = new StartGate(deps.startConcurrency));
     // The sandbox settings are fixed for the host's life (they are the host's constructor options).
     const sandbox = JSON.stringify(settings.sandbox.describe());
     this.spares = new SparePool({
@@ -58,6 +64,7 @@ export class Workbenches {
       options: (index) => this.spareOptions(index),
       // The runtime on disk and what every start shares (sandbox, flags): a spare must match both.
       fingerprint: () => `${runtime.value()} ${sandbox}`,
+      gate,
       onError: (error) => recordIncident(deps.db, "spare.start_failed", { error: error.message }, deps.now()),
     });
   }
@@ -144,7 +151,8 @@ export class Workbenches {
         recordIncident(this.deps.db, "spare.bind_failed", { session_id: sessionId, generation, error: (error as Error).message }, this.deps.now());
       }
     }
-    return startWorker(this.workerOptions(sessionId, generation, index));
+    const options = this.workerOptions(sessionId, generation, index);
+    return this.starts.run(() => startWorker(options));
   }
 
   /** How one workbench generation's worker is started: the command, its skills, sandbox, environment and graces. */

@@ -18,7 +18,8 @@ import { fileURLToPath } from "node:url";
 import { ControlClient } from "../src/control/client";
 
 const HOST_DIR = fileURLToPath(new URL("..", import.meta.url));
-const BIN = join(HOST_DIR, "bin", "klbr.js");
+// KLBR_BENCH_BIN: another build's bin (e.g. main's) to compare against, in the same run.
+const BIN = process.env.KLBR_BENCH_BIN ?? join(HOST_DIR, "bin", "klbr.js");
 const COUNTS = (process.env.KLBR_BENCH_SESSIONS ?? "100,500").split(",").map(Number);
 const SECONDS = Number(process.env.KLBR_BENCH_SECONDS ?? 60);
 const IDLE = process.env.KLBR_BENCH_IDLE ?? "15s";

@@ -65,4 +65,26 @@ describe("sessions at scale", () => {
     expect(third.live).toBeLessThanOrEqual(first.live);
     expect(host.culler!.culled).toBe(3 * SESSIONS + 1);
   }, 180_000);
+
+  it("a stop with starts queued spawns none of them: each queued cell fails HOST_STOPPING, none hangs", async () => {
+    const started = await startTestHost({ startConcurrency: 1, spares: 0 });
+    const { host } = started;
+    close = async () => {
+      if (!host.stopping) await host.stop();
+      await started.close();
+    };
+    const { starts } = host.workbenches;
+    const cold = host.workbenches.coldStarts;
+    const cells = Array.from({ length: SESSIONS }, (_, i) => host.execute("1+1", `queued-${i}`).then((r) => r.status, (e: Error & { code?: string }) => e.code ?? e.message));
+    // One start holds the only turn; the others wait behind it.
+    for (let i = 0; i < 1500 && starts.queued < SESSIONS - 1; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(starts.queued).toBe(SESSIONS - 1);
+    await host.stop();
+    const outcomes = await Promise.all(cells);
+    expect(outcomes.filter((o) => o !== "HOST_STOPPING" && o !== "ok")).toEqual([]);
+    expect(outcomes.filter((o) => o === "HOST_STOPPING").length).toBeGreaterThanOrEqual(SESSIONS - 1);
+    // Only the start that held the turn when the stop came ever spawned.
+    expect(host.workbenches.coldStarts - cold).toBeLessThanOrEqual(1);
+    expect(starts.queued).toBe(0);
+  }, 120_000);
 });

@@ -72,7 +72,10 @@ export class SparePool {
         const index = await this.deps.reindex();
         const fingerprint = this.deps.fingerprint();
         const options = this.deps.options(index);
-        const worker = await (this.deps.gate ? this.deps.gate.run(() => startSpare(options)) : startSpare(options));
+        // Checked again once the gate gives the turn: a stop that came meanwhile starts nothing.
+        const start = () => (this.stopped || this.deps.stopping() ? Promise.resolve(null) : startSpare(options));
+        const worker = await (this.deps.gate ? this.deps.gate.run(start) : start());
+        if (worker === null) return;
         if (this.stopped || this.deps.stopping()) {
           await worker.discard();
           return;

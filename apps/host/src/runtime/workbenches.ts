@@ -50,6 +50,8 @@ export class Workbenches {
   readonly runtime: RuntimeFingerprint;
   /** Every workbench start (cold, restart, spare) passes here: a burst of sessions queues, it does not storm. */
   readonly starts: StartGate;
+  /** Workers started cold (not on a spare) since the host started. */
+  coldStarts = 0;
 
   constructor(private readonly deps: WorkbenchesDeps) {
     const settings = deps.launch.settings;
@@ -152,7 +154,13 @@ export class Workbenches {
       }
     }
     const options = this.workerOptions(sessionId, generation, index);
-    return this.starts.run(() => startWorker(options));
+    return this.starts.run(() => {
+      // A start that waited for its turn while the host began to stop never spawns: a stop with
+      // hundreds of starts queued would otherwise start and shut down each one in turn.
+      this.deps.life.refuseWhenStopping(`workbench ${sessionId}`);
+      this.coldStarts += 1;
+      return startWorker(options);
+    });
   }
 
   /** How one workbench generation's worker is started: the command, its skills, sandbox, environment and graces. */

@@ -59,6 +59,10 @@ describe("shape detection from the envelope", () => {
     expect(thrownCode(() => readUsage({ object: "embedding.list", usage: {} }))).toBe("USAGE_UNKNOWN_SHAPE");
   });
 
+  it("a usageMetadata that is not an object still marks Gemini, and is refused", () => {
+    expect(() => readUsage({ usageMetadata: 5 })).toThrow("usageMetadata must be an object, got 5");
+  });
+
   it("a candidates list alone marks Gemini, with no counts", () => {
     expect(readUsage({ candidates: [] })).toStrictEqual({ shape: "gemini", raw: [], flags: [] });
   });

@@ -119,6 +119,14 @@ describe("stream classification", () => {
     expect(record.shape).toBe("anthropic");
   });
 
+  it("a chat stream whose usage has only keys Responses shares stays a chat stream (regression)", () => {
+    // total_tokens alone is read as a Responses key; the chunk was read as chat, so was the label.
+    const record = readUsageStream([{ object: "chat.completion.chunk", choices: [], usage: { total_tokens: 5 } }]);
+    expect(record).toStrictEqual({ shape: "openai_chat", total_tokens: 5, raw: [{ total_tokens: 5 }], flags: [] });
+    const declared = readUsageStream([{ choices: [], usage: { total_tokens: 5 } }], { provider: "deepseek" });
+    expect(declared.shape).toBe("deepseek");
+  });
+
   it("flags inconsistent counts in a stream", () => {
     const record = readUsageStream([{ choices: [], usage: { prompt_tokens: 1, prompt_tokens_details: { cached_tokens: 5 } } }]);
     expect(record.flags).toEqual(["cached_exceeds_prompt"]);

@@ -111,7 +111,9 @@ export function createUsageStreamReader(options: ReadUsageOptions = {}): UsageSt
       checkUsageMatches(family, usage, seen.path);
       if (family === "chat") {
         const shape = shapeOfUsage(usage, chunk);
-        if (shape !== undefined && shape !== "openai_chat") refined = shape;
+        // Only a chat-family label refines a chat stream: usage keys shared with another family
+        // (total_tokens alone reads as Responses) must not relabel chunks read as chat.
+        if (shape !== undefined && shape !== "openai_chat" && familyOf(shape) === "chat") refined = shape;
       }
       const extracted = extract(family, usage, seen.path);
       raw.push(usage);

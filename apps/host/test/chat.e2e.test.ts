@@ -4,13 +4,11 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { startScriptedServer, type ScriptedServer } from "../../../test-support/scripted-server.ts";
 import { tempDir } from "./helpers";
+import { CLI, HOST_DIR } from "./cli-run";
 
-const HOST_DIR = fileURLToPath(new URL("..", import.meta.url));
-const CLI = [process.execPath, "--conditions=@klbr/source", "--import", "tsx", join(HOST_DIR, "test", "run-cli.ts")];
 
 let dataDir: string;
 let workspace: string;

@@ -1,8 +1,7 @@
 // Live output (C16) for one control connection: the watches it asked for, written to its socket
 // without ever queueing more than MAX_LIVE_BACKLOG_BYTES for a client that does not read.
 import type { Socket } from "node:net";
-import type { LiveOutputEvent } from "../cli/live-output";
-import type { LiveOutputHub, OutputFilter } from "../runtime/live-output";
+import type { LiveOutputEvent, LiveOutputHub, OutputFilter } from "../runtime/live-output";
 import { MAX_LIVE_BACKLOG_BYTES } from "./protocol";
 
 /** One connection's live output watches. */

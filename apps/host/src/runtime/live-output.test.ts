@@ -1,6 +1,5 @@
 import { describe, expect, test } from "vitest";
-import type { LiveOutputEvent } from "../cli/live-output";
-import { LiveOutputHub } from "./live-output";
+import { LiveOutputHub, type LiveOutputEvent } from "./live-output";
 
 const out = (text: string, seq = 0) => ({ id: "op", seq, stream: "stdout" as const, text, dropped_bytes: 0 });
 

@@ -2,10 +2,22 @@
 // that asked for that execution or that session, and nowhere else. Nothing here is stored: the
 // durable log and every model request hold the completion record only (C7).
 import type { OutputListener } from "@klbr/supervisor";
-import type { LiveOutputEvent } from "../cli/live-output";
 import type { LiveExecution } from "./live-execution";
 
-export type { LiveOutputEvent } from "../cli/live-output";
+/**
+ * One `output` message as the host forwards it to control clients (never stored). Defined here,
+ * where it is published: the CLI renders it, and a runtime module importing the CLI made an
+ * import cycle through the CLI's renderer back to host.ts.
+ */
+export interface LiveOutputEvent {
+  type: "output";
+  session_id: string;
+  execution_id: string;
+  seq: number;
+  stream: "stdout" | "stderr";
+  text: string;
+  dropped_bytes: number;
+}
 
 /** Which live output a client wants: one execution's, one session's, or (neither given) every cell's. */
 export interface OutputFilter {

@@ -2,7 +2,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
 import { startScriptedServer, type ScriptedServer } from "../../../test-support/scripted-server.ts";
-import { executions, transcriptRecords } from "../src/db/schema";
+import { events, executions, transcriptRecords, waits } from "../src/db/schema";
 import { startTestHost, tempDir } from "./helpers";
 
 // max_cells_per_turn at its edge inside one reply (issue 25 item 1): a reply with more calls than
@@ -22,6 +22,26 @@ function routes(dataDir: string) {
     JSON.stringify({ default: "scripted", routes: [{ name: "scripted", api: "chat", base_url: `${server!.url}/v1`, model: "scripted-1", api_key_env: null, context_tokens: 200_000 }] }),
   );
 }
+
+describe("the input a turn reads", () => {
+  // Issue 25: a mutant leaving the input unconsumed made the session loop for ever (its wait born
+  // woken), caught only by the 20 s test timeout. This fails at the first request instead.
+  test("is consumed by the time the model receives the request that carries it", async () => {
+    server = await startScriptedServer();
+    const dataDir = tempDir();
+    routes(dataDir);
+    const { host, close } = await startTestHost({ dataDir, drive: true });
+    closers.push(close);
+    server.push({ text: "noted" });
+    await host.postInput("read me once");
+    while (server.requests.length === 0) await new Promise((r) => setTimeout(r, 5));
+    const input = host.db.select().from(events).all().find((e) => (e.payload as { text?: string }).text === "read me once")!;
+    expect(input.consumedAtMs, "the input the model was sent is still unconsumed: the session would be woken by it again and loop").not.toBeNull();
+    await host.turns!.idle();
+    expect(server.requests).toHaveLength(1);
+    expect(host.db.select().from(waits).all().at(-1)).toMatchObject({ reason: "model_ended_turn", state: "waiting" });
+  });
+});
 
 describe("max_cells_per_turn inside one reply", () => {
   test("with 2 of 3 cells left, a reply of 4 calls runs the first 2 and refuses the other 2", async () => {

@@ -221,8 +221,9 @@ describe("limits", () => {
     expect(host.db.select().from(peerRequests).all().filter((r) => ["l1", "l2"].includes(r.requestId))).toEqual([]);
     expect(await call("root", "await runtime.peer_result('l3', wait_ms=600001)")).toMatchObject({ error: "invalid_request" });
     expect(await call("root", "await runtime.peer_result('l3', wait_ms=1)")).toMatchObject({ status: "pending" });
-    expect(await call(opened.session_id, "await runtime.peer_submit_result('l3', {'x': 'y' * 262200})")).toMatchObject({ error: "invalid_request" });
-    // 262,144 bytes encoded exactly: {"x":"yyy..."} is 8 bytes around the string.
+    // One byte past 262,144 encoded: {"x":"yyy..."} is 8 bytes around the string.
+    expect(await call(opened.session_id, "await runtime.peer_submit_result('l3', {'x': 'y' * (262144 - 7)})")).toMatchObject({ error: "invalid_request", message: expect.stringContaining("got 262145") });
+    // Exactly 262,144 bytes encoded.
     expect(await call(opened.session_id, "await runtime.peer_submit_result('l3', {'x': 'y' * (262144 - 8)})")).toEqual({ request_id: "l3", status: "answered" });
     expect(await call("root", "await runtime.peer_open('independent', evidence=['event:999999'])")).toMatchObject({ error: "invalid_request", message: expect.stringContaining("event:999999") });
     expect(await call("root", `await runtime.peer_send(${p}, 'l4', 'x', evidence=[7])`)).toMatchObject({ error: "invalid_request" });

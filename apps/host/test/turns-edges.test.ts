@@ -2,7 +2,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
 import { startScriptedServer, type ScriptedServer } from "../../../test-support/scripted-server.ts";
-import { events, executions, transcriptRecords, waits } from "../src/db/schema";
+import { events, executions, incidents, transcriptRecords, waits } from "../src/db/schema";
 import { startTestHost, tempDir } from "./helpers";
 
 // max_cells_per_turn at its edge inside one reply (issue 25 item 1): a reply with more calls than
@@ -59,5 +59,20 @@ describe("max_cells_per_turn inside one reply", () => {
     expect(records.map((r) => r.kind)).toEqual(["input", "reply", "cell", "reply", "cell", "cell", "refusal", "refusal"]);
     const refusals = records.filter((r) => r.kind === "refusal");
     expect(refusals.map((r) => JSON.stringify(r.detail))).toEqual([expect.stringContaining("max_cells_per_turn (3)"), expect.stringContaining("max_cells_per_turn (3)")]);
+  });
+
+  test("by default (C10: 50) the 50th cell ends the turn and a 51st call is never asked for", async () => {
+    server = await startScriptedServer();
+    const dataDir = tempDir();
+    routes(dataDir);
+    const { host, close } = await startTestHost({ dataDir, drive: true });
+    closers.push(close);
+    for (let i = 1; i <= 51; i++) server.push({ calls: [{ code: `'c${i}'` }] });
+    await host.postInput("go");
+    await host.turns!.idle();
+    expect(host.db.select().from(executions).all().map((e) => e.code), "the default max_cells_per_turn is 50").toEqual(Array.from({ length: 50 }, (_, i) => `'c${i + 1}'`));
+    expect(server.pending(), "no request after the 50th cell").toBe(1);
+    expect(host.db.select().from(incidents).all().filter((i) => i.kind === "model.max_cells_per_turn")).toMatchObject([{ detail: { cells: 50 } }]);
+    expect(host.db.select().from(waits).all().at(-1)).toMatchObject({ reason: "max_cells_per_turn", state: "waiting" });
   });
 });

@@ -219,6 +219,14 @@ def test_text_is_cut_on_character_boundaries_and_drops_are_counted(host):
     assert run.outputs[0]["text"] == "€" * (MAX_LIVE_OUTPUT_TEXT_BYTES // 3)
 
 
+def test_a_message_holds_exactly_16384_bytes_and_the_next_byte_goes_in_another(host):
+    run = Run(host, "print('x' * 16_385)")
+    run.finish()
+    assert run.outputs[0]["text"] == "x" * 16_384
+    assert run.sent_bytes() + run.dropped() == 16_386
+    assert run.text()[16_384:] in ("", "x", "x\n")
+
+
 def test_a_200_mib_print_is_paced_bounded_and_counted(host):
     before = _peak_rss(host.proc.pid)
     run = Run(

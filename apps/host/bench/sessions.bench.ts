@@ -11,6 +11,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ControlClient } from "../src/control/client";
+import { percentile } from "./figures";
 
 const HOST_DIR = fileURLToPath(new URL("..", import.meta.url));
 const BIN = join(HOST_DIR, "bin", "klbr.js");
@@ -20,7 +21,6 @@ const IDLE = process.env.KLBR_BENCH_IDLE ?? "30s";
 const GAP_MS = Number(process.env.KLBR_BENCH_GAP_S ?? 20) * 1000;
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-const percentile = (s: number[], p: number) => (s.length === 0 ? NaN : s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!);
 
 /** Resident set of one process in bytes (0 once it is gone). */
 function rss(pid: number): number {

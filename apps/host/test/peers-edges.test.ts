@@ -2,7 +2,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { Host } from "../src/runtime/host";
-import { startTestHost } from "./helpers";
+import { callInCell, startTestHost, until } from "./helpers";
 
 // Edges of peer.send idempotency and the C13 peer slot count that the broader peers suite
 // tests away from the edge (issue 25 item 1 survivors).
@@ -16,28 +16,7 @@ beforeAll(async () => {
 });
 afterAll(async () => close());
 
-/** Run `code` in a session; the last line's awaited value as JSON, or {"error": code}. */
-async function call(session: string, code: string): Promise<any> {
-  const lines = code.trim().split("\n");
-  const last = lines.pop()!;
-  const cell = [
-    "import json as _json",
-    ...lines,
-    "try:",
-    `    _v = ${last}`,
-    "except Exception as _e:",
-    "    _v = {'error': getattr(_e, 'code', type(_e).__name__), 'message': str(_e)}",
-    "print(_json.dumps(_v))",
-  ].join("\n");
-  const report = await host.execute(cell, session);
-  if (report.status !== "ok") throw new Error(`cell in ${session} ended ${report.status}: ${report.error ?? JSON.stringify(report.failure)}`);
-  const out = report.output.filter((o) => o.stream === "stdout").map((o) => o.text).join("");
-  return JSON.parse(out.trim().split("\n").at(-1)!);
-}
-
-async function until(check: () => boolean): Promise<void> {
-  while (!check()) await new Promise((r) => setTimeout(r, 5));
-}
+const call = (session: string, code: string): Promise<any> => callInCell(host, session, code);
 
 const py = (v: unknown) => JSON.stringify(v);
 type PeerStatus = { peer_id: string; session_id: string; status: string };

@@ -7,7 +7,7 @@ import type { Notification } from "../src/requests/context";
 import type { Host } from "../src/runtime/host";
 import { headerChain } from "../src/store/headers";
 import { openPeerRequests } from "../src/store/peer-requests";
-import { startTestHost } from "./helpers";
+import { callInCell, startTestHost, until } from "./helpers";
 
 let host: Host;
 let workspace: string;
@@ -20,32 +20,7 @@ beforeAll(async () => {
 });
 afterAll(async () => close());
 
-/**
- * Run `code` in a session's workbench; its last line is an awaitable expression whose value is
- * printed as JSON, or the host error it raised as {"error": code}.
- */
-async function call(session: string, code: string): Promise<any> {
-  const lines = code.trim().split("\n");
-  const last = lines.pop()!;
-  const cell = [
-    "import json as _json",
-    ...lines,
-    "try:",
-    `    _v = ${last}`,
-    "except Exception as _e:",
-    "    _v = {'error': getattr(_e, 'code', type(_e).__name__), 'message': str(_e)}",
-    "print(_json.dumps(_v))",
-  ].join("\n");
-  const report = await host.execute(cell, session);
-  if (report.status !== "ok") throw new Error(`cell in ${session} ended ${report.status}: ${report.error ?? JSON.stringify(report.failure)}`);
-  const out = report.output.filter((o) => o.stream === "stdout").map((o) => o.text).join("");
-  return JSON.parse(out.trim().split("\n").at(-1)!);
-}
-
-/** Resolve once `check` holds, polling the host's own state (no wall-clock margin to outlast). */
-async function until(check: () => boolean): Promise<void> {
-  while (!check()) await new Promise((r) => setTimeout(r, 5));
-}
+const call = (session: string, code: string): Promise<any> => callInCell(host, session, code);
 
 const py = (v: unknown) => JSON.stringify(v);
 

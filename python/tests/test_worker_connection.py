@@ -118,3 +118,113 @@ def test_send_direct_writes_queued_frames_first_in_one_go(pair):
             peer.recv(100)
     finally:
         loop.close()
+
+
+def _mostly(valid, *others):
+    """``valid`` most of the time, else one of ``others``: each envelope breaks few rules at once."""
+    return st.one_of(st.just(valid), st.just(valid), st.just(valid), st.sampled_from(others))
+
+
+_ids = _mostly("c-1", "a" * 128, "a" * 129, "", "bad id", "é", 5, None, True)
+_codes = _mostly("1+1", "", "\ud800", "x" * 65_536, "x" * 65_537, "é" * 87_382, 7, None)
+_versions = _mostly(1, 1.0, True, 2, "1", None)
+
+
+@st.composite
+def _envelopes(draw):
+    kind = draw(st.sampled_from(["execute", "interrupt"]) | st.sampled_from(["shutdown", "host_reply", "Execute", 1, None]))
+    message = {"kind": kind, "id": draw(_ids)}
+    if kind != "interrupt" or draw(st.integers(0, 4)) == 0:
+        message["code"] = draw(_codes)
+    if draw(st.integers(0, 5)) == 0:
+        message["extra"] = 1
+    if draw(st.integers(0, 5)) == 0:
+        del message["id"]
+    value = {
+        "version": draw(_versions),
+        "session_id": draw(_mostly("s-1", "s-2")),
+        "generation": draw(_mostly("g-1", "g-2")),
+        "message": draw(_mostly(message, [], "m", None)),
+    }
+    if draw(st.integers(0, 5)) == 0:
+        value["extra"] = 1
+    if draw(st.integers(0, 5)) == 0:
+        del value["version"]
+    return value
+
+
+@settings(max_examples=500, deadline=None)
+@given(value=_envelopes())
+def test_the_plain_message_shortcut_is_the_schemas_message_or_nothing(value):
+    from klbr.envelope import parse_envelope
+    from klbr.worker.connection import _plain_message
+
+    got = _plain_message(value, "s-1", "g-1")
+    if got is None:
+        return  # the schema's path decides (and reports any error itself)
+    assert got == parse_envelope(value, "s-1", "g-1")["message"]
+
+
+def test_the_plain_message_shortcut_takes_the_common_messages():
+    from klbr.worker.connection import _plain_message
+
+    envelope = {"version": 1, "session_id": "s-1", "generation": "g-1"}
+    execute = {"kind": "execute", "id": "c-1", "code": "1+1"}
+    interrupt = {"kind": "interrupt", "id": "c-1"}
+    assert _plain_message({**envelope, "message": execute}, "s-1", "g-1") is execute
+    assert _plain_message({**envelope, "message": interrupt}, "s-1", "g-1") is interrupt
+    assert _plain_message({**envelope, "message": {"kind": "shutdown"}}, "s-1", "g-1") is None
+
+
+def test_messages_read_by_the_reader_thread_and_by_the_loop_reach_the_worker_in_order():
+    import threading
+    import time
+
+    from klbr.frame import encode_frame
+    from klbr.worker.loop import new_worker_loop
+
+    a, b = socket.socketpair()
+    conn = Connection(a, "s-1", "g-1")
+    loop = new_worker_loop()
+    got: list[str] = []
+    readers: list[bool] = []  # per message: read on the loop's thread?
+    main = threading.get_ident()
+
+    def frames(ids) -> bytes:
+        return b"".join(
+            encode_frame({"version": 1, "session_id": "s-1", "generation": "g-1", "message": {"kind": "interrupt", "id": f"c-{i}"}})
+            for i in ids
+        )
+
+    def until(predicate) -> None:
+        deadline = time.monotonic() + 20
+        while not predicate():
+            assert time.monotonic() < deadline, (got, readers)
+            time.sleep(0.001)
+
+    def host() -> None:
+        until(lambda: len(got) == 5)  # the loop drained what the thread read
+        until(lambda: not conn._watching)  # the loop blocks in its select: it reads the rest itself
+        b.sendall(frames(range(5, 10)))
+        until(lambda: len(got) == 10)
+        b.close()
+
+    def busy() -> None:
+        # The loop is busy: only the reader thread can read these, and queues them for later.
+        b.sendall(frames(range(5)))
+        until(lambda: len(readers) == 5)
+        assert got == []
+        threading.Thread(target=host, daemon=True).start()
+
+    conn.start(loop, lambda message: got.append(message["id"]), lambda end: loop.stop(),
+               lambda message: readers.append(threading.get_ident() == main))
+    loop.call_soon(busy)
+    loop.call_later(30, loop.stop)
+    try:
+        loop.run_forever()
+    finally:
+        conn.close()
+        loop.close()
+    assert got == [f"c-{i}" for i in range(10)]
+    assert readers[:5] == [False] * 5
+    assert readers[5:] == [True] * 6  # the idle loop read the rest (and the end) itself, no thread in between

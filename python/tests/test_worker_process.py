@@ -397,6 +397,25 @@ def test_eof_during_a_cell_that_swallows_interrupts_still_ends_the_worker(host):
     assert wait_for(lambda: not alive(pid), 5)
 
 
+def test_shutdown_is_read_while_a_callback_blocks_the_loop_after_its_cell_ended(host):
+    # No cell runs, but the loop is busy (a callback a cell left behind never returns): the reader
+    # thread watches the socket whenever the loop is out of its select, so the shutdown is read and
+    # the watchdog ends the worker.
+    cell_ok(host.execute(
+        "import asyncio, time\n"
+        "def block():\n"
+        "    open('blocking', 'w').close()\n"
+        "    while True:\n"
+        "        time.sleep(0.01)\n"
+        "asyncio.get_running_loop().call_later(0.01, block)\n"
+        "None"
+    ))
+    started(host, "blocking")
+    host.send({"kind": "shutdown"})
+    assert host.wait(15) == 0
+    assert "did not stop" in host.stderr()
+
+
 def test_missing_token_fails_startup():
     with FakeHost(token=None, accept=False) as fake:
         assert fake.wait() == 1

@@ -1,11 +1,16 @@
 // pnpm bench (apps/host): sessions at scale (issue 23, C19). N sessions, each its own control
 // connection, run `1+1` in bursts at random intervals against one `klbr serve`; measured with
 // idle culling on (`--idle-timeout`) and, in the same run, with culling off as the baseline.
-// Reports round-trip p50/p99, the daemon's RSS, the whole tree's RSS (daemon + workers + guards),
-// cells/s, live workbenches and the cull count. A load test, not a timed test: it asserts nothing.
+// Reports round-trip p50/p99 (all cells, and apart: cells that found their workbench live, and
+// cells that had to start one: a session's first, or the first after a cull), cells/s, errors,
+// the daemon's RSS and open fds, the whole tree's RSS (daemon + hooks + workbenches + guards),
+// live workbenches and what each costs (worker + its guard, RSS and PSS), and the cull count.
+// A load test, not a timed test: it asserts nothing. Bounded: each run is KLBR_BENCH_SECONDS of
+// load, then at most 60 s for the cells in flight.
 //
-// KLBR_BENCH_SESSIONS=100,500 (the counts), KLBR_BENCH_SECONDS=90 (each run's length),
-// KLBR_BENCH_IDLE=30s (the idle timeout of the culling runs), KLBR_BENCH_GAP_S=20 (mean idle gap).
+// KLBR_BENCH_SESSIONS=100,500 (the counts), KLBR_BENCH_SECONDS=60 (each run's length),
+// KLBR_BENCH_IDLE=15s (the idle timeout of the culling runs), KLBR_BENCH_GAP_S=10 (mean idle gap),
+// KLBR_BENCH_BASELINE=0 (skip the runs without culling), KLBR_PYTHON (the workers' interpreter).
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
@@ -14,26 +19,39 @@ import { ControlClient } from "../src/control/client";
 import { percentile } from "./figures";
 
 const HOST_DIR = fileURLToPath(new URL("..", import.meta.url));
-const BIN = join(HOST_DIR, "bin", "klbr.js");
+// KLBR_BENCH_BIN: another build's bin (e.g. main's) to compare against, in the same run.
+const BIN = process.env.KLBR_BENCH_BIN ?? join(HOST_DIR, "bin", "klbr.js");
 const COUNTS = (process.env.KLBR_BENCH_SESSIONS ?? "100,500").split(",").map(Number);
-const SECONDS = Number(process.env.KLBR_BENCH_SECONDS ?? 90);
-const IDLE = process.env.KLBR_BENCH_IDLE ?? "30s";
-const GAP_MS = Number(process.env.KLBR_BENCH_GAP_S ?? 20) * 1000;
+const SECONDS = Number(process.env.KLBR_BENCH_SECONDS ?? 60);
+const IDLE = process.env.KLBR_BENCH_IDLE ?? "15s";
+const GAP_MS = Number(process.env.KLBR_BENCH_GAP_S ?? 10) * 1000;
+const BASELINE = process.env.KLBR_BENCH_BASELINE !== "0";
+const DRAIN_MS = 60_000;
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
-/** Resident set of one process in bytes (0 once it is gone). */
-function rss(pid: number): number {
+/** One `key: N kB` line of a /proc file, in bytes (0 once the process is gone). */
+function procKb(pid: number, file: string, key: string): number {
   try {
-    const m = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+    const m = new RegExp(`^${key}:\\s+(\\d+) kB$`, "m").exec(readFileSync(`/proc/${pid}/${file}`, "utf8"));
     return m ? Number(m[1]) * 1024 : 0;
   } catch {
     return 0;
   }
 }
+const rss = (pid: number) => procKb(pid, "status", "VmRSS");
+const pss = (pid: number) => procKb(pid, "smaps_rollup", "Pss");
 
-/** The daemon and every process below it, by ppid links in one /proc snapshot. */
-function tree(root: number): number[] {
+function fds(pid: number): number {
+  try {
+    return readdirSync(`/proc/${pid}/fd`).length;
+  } catch {
+    return 0;
+  }
+}
+
+/** The daemon and every process below it (pid and parent), by ppid links in one /proc snapshot. */
+function tree(root: number): Map<number, number> {
   const children = new Map<number, number[]>();
   for (const name of readdirSync("/proc")) {
     if (!/^\d+$/.test(name)) continue;
@@ -47,21 +65,50 @@ function tree(root: number): number[] {
       // gone meanwhile
     }
   }
-  const out = [root];
-  for (let i = 0; i < out.length; i++) out.push(...(children.get(out[i]!) ?? []));
+  const parent = new Map<number, number>([[root, 0]]);
+  const queue = [root];
+  for (let i = 0; i < queue.length; i++) for (const child of children.get(queue[i]!) ?? []) (parent.set(child, queue[i]!), queue.push(child));
+  return parent;
+}
+
+/** The workbench workers of a tree (spares included) with their guards (each worker's parent). */
+function workbenches(parent: Map<number, number>): Array<{ worker: number; guard: number }> {
+  const out: Array<{ worker: number; guard: number }> = [];
+  for (const [pid, ppid] of parent) {
+    try {
+      // The guard's argv ends with the worker's: the worker is the one that is not the guard script.
+      const argv = readFileSync(`/proc/${pid}/cmdline`, "utf8");
+      if (argv.includes("\0--role\0workbench") && !argv.includes("klbr_guard")) out.push({ worker: pid, guard: ppid });
+    } catch {
+      // gone meanwhile
+    }
+  }
   return out;
+}
+
+interface Snapshot {
+  live: number;
+  /** Worker + guard of each live workbench, summed. */
+  rss: number;
+  pss: number;
 }
 
 interface RunResult {
   label: string;
-  samples: number[];
-  cells: number;
+  all: number[];
+  warm: number[];
+  starts: number[];
   errors: number;
+  errorKinds: Set<string>;
   seconds: number;
   daemonRssMax: number;
+  daemonFdsMax: number;
   treeRssMax: number;
   treeRssEnd: number;
+  liveMax: number;
   liveEnd: number;
+  /** The snapshot with the most live workbenches. */
+  peak: Snapshot;
   culled: number | null;
 }
 
@@ -78,36 +125,74 @@ async function startDaemon(dataDir: string, args: string[]): Promise<ChildProces
   return daemon;
 }
 
+/** A request that gives up after `ms` (a hang is an error here, not a stuck bench). */
+function within<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout;
+  return Promise.race([promise, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no reply within ${ms} ms`)), ms)))]).finally(() => clearTimeout(timer));
+}
+
 async function run(n: number, culling: boolean): Promise<RunResult> {
   const dataDir = mkdtempSync("/tmp/klbr-bs-");
   const workspace = mkdtempSync("/tmp/klbr-bsw-");
   const daemon = await startDaemon(dataDir, ["-w", workspace, ...(culling ? ["--idle-timeout", IDLE] : [])]);
   const socket = join(dataDir, "klbr.sock");
   const clients = await Promise.all(Array.from({ length: n }, () => ControlClient.connect(socket)));
-  const samples: number[] = [];
-  let errors = 0;
-  let daemonRssMax = 0;
-  let treeRssMax = 0;
+  const r: RunResult = {
+    label: `${n} sessions, ${culling ? `--idle-timeout ${IDLE}` : "no culling"}`,
+    all: [],
+    warm: [],
+    starts: [],
+    errors: 0,
+    errorKinds: new Set(),
+    seconds: 0,
+    daemonRssMax: 0,
+    daemonFdsMax: 0,
+    treeRssMax: 0,
+    treeRssEnd: 0,
+    liveMax: 0,
+    liveEnd: 0,
+    peak: { live: 0, rss: 0, pss: 0 },
+    culled: null,
+  };
   const started = Date.now();
   const until = started + SECONDS * 1000;
-  const sampler = setInterval(() => {
-    daemonRssMax = Math.max(daemonRssMax, rss(daemon.pid!));
-    treeRssMax = Math.max(treeRssMax, tree(daemon.pid!).reduce((sum, pid) => sum + rss(pid), 0));
-  }, 1000);
+  let ticks = 0;
+  const sample = () => {
+    const parent = tree(daemon.pid!);
+    r.daemonRssMax = Math.max(r.daemonRssMax, rss(daemon.pid!));
+    r.daemonFdsMax = Math.max(r.daemonFdsMax, fds(daemon.pid!));
+    r.treeRssMax = Math.max(r.treeRssMax, [...parent.keys()].reduce((sum, pid) => sum + rss(pid), 0));
+    // The per-workbench breakdown reads every process's smaps: every other tick.
+    if (ticks++ % 2 === 0) {
+      const benches = workbenches(parent);
+      if (benches.length >= r.peak.live) {
+        const sum = (f: (pid: number) => number) => benches.reduce((s, b) => s + f(b.worker) + f(b.guard), 0);
+        r.peak = { live: benches.length, rss: sum(rss), pss: sum(pss) };
+      }
+      r.liveMax = Math.max(r.liveMax, benches.length);
+    }
+  };
+  const sampler = setInterval(sample, 2000);
   // Each session: a first cell at a random moment of the first gap, then bursts of 1-3 cells
   // separated by exponentially distributed idle gaps (mean GAP_MS), so some exceed the timeout.
   const session = async (i: number) => {
     const client = clients[i]!;
+    let generation: string | null = null;
     await sleep(Math.random() * Math.min(GAP_MS, SECONDS * 500));
     while (Date.now() < until) {
       const burst = 1 + Math.floor(Math.random() * 3);
       for (let k = 0; k < burst && Date.now() < until; k++) {
         const t = process.hrtime.bigint();
         try {
-          await client.request({ op: "exec", code: "1+1", session: `load-${i}` });
-          samples.push(Number(process.hrtime.bigint() - t) / 1e6);
-        } catch {
-          errors++;
+          const report = (await within(client.request({ op: "exec", code: "1+1", session: `load-${i}` }), DRAIN_MS)) as { generation: string; status: string; error: string | null };
+          const ms = Number(process.hrtime.bigint() - t) / 1e6;
+          if (report.status !== "ok") throw new Error(`cell ${report.status}: ${report.error}`);
+          r.all.push(ms);
+          (report.generation === generation ? r.warm : r.starts).push(ms);
+          generation = report.generation;
+        } catch (error) {
+          r.errors++;
+          r.errorKinds.add((error as Error).message.slice(0, 160));
         }
       }
       await sleep(Math.min(-Math.log(1 - Math.random()) * GAP_MS, until - Date.now()));
@@ -115,35 +200,39 @@ async function run(n: number, culling: boolean): Promise<RunResult> {
   };
   await Promise.all(clients.map((_, i) => session(i)));
   clearInterval(sampler);
-  const seconds = (Date.now() - started) / 1000;
+  r.seconds = (Date.now() - started) / 1000;
   const status = (await clients[0]!.request({ op: "status" })) as Record<string, unknown>;
-  const pool = status.workbench_pool as { culled?: number } | undefined;
-  const treeRssEnd = tree(daemon.pid!).reduce((sum, pid) => sum + rss(pid), 0);
-  const liveEnd = (status.workbenches as Array<{ state: string }>).filter((b) => b.state !== "dead").length;
+  r.culled = (status.workbench_pool as { culled?: number } | undefined)?.culled ?? null;
+  r.treeRssEnd = [...tree(daemon.pid!).keys()].reduce((sum, pid) => sum + rss(pid), 0);
+  r.liveEnd = (status.workbenches as Array<{ state: string }>).filter((b) => b.state !== "dead").length;
   for (const c of clients) c.close();
   daemon.kill("SIGTERM");
-  await new Promise((r) => daemon.once("exit", r));
+  await new Promise((resolve) => daemon.once("exit", resolve));
   rmSync(dataDir, { recursive: true, force: true });
   rmSync(workspace, { recursive: true, force: true });
-  samples.sort((a, b) => a - b);
-  return { label: `${n} sessions, ${culling ? `--idle-timeout ${IDLE}` : "no culling"}`, samples, cells: samples.length, errors, seconds, daemonRssMax, treeRssMax, treeRssEnd, liveEnd, culled: pool?.culled ?? null };
+  for (const s of [r.all, r.warm, r.starts]) s.sort((a, b) => a - b);
+  return r;
 }
 
 const MiB = (b: number) => `${(b / 1048576).toFixed(0)} MiB`;
+const MiB1 = (b: number) => `${(b / 1048576).toFixed(1)} MiB`;
+const pct = (s: number[]) => `p50 ${percentile(s, 50).toFixed(1)} / p99 ${percentile(s, 99).toFixed(1)} ms (${s.length})`;
 function report(r: RunResult, base?: RunResult): void {
-  const ratio = base ? `  (p99 ${(percentile(r.samples, 99) / percentile(base.samples, 99)).toFixed(2)}x, tree RSS ${(r.treeRssMax / base.treeRssMax).toFixed(2)}x of no culling)` : "";
-  console.log(
-    `${r.label.padEnd(36)} p50 ${percentile(r.samples, 50).toFixed(2)} ms  p99 ${percentile(r.samples, 99).toFixed(2)} ms  ${(r.cells / r.seconds).toFixed(1)} cells/s  ` +
-      `errors ${r.errors}  daemon RSS max ${MiB(r.daemonRssMax)}  tree RSS max ${MiB(r.treeRssMax)} (end ${MiB(r.treeRssEnd)}, ${r.liveEnd} live)  culled ${r.culled ?? "n/a"}${ratio}`,
-  );
+  const per = r.peak.live > 0 ? `${MiB1(r.peak.rss / r.peak.live)} RSS, ${MiB1(r.peak.pss / r.peak.live)} PSS` : "n/a";
+  console.log(`${r.label}`);
+  console.log(`  round trip: all ${pct(r.all)}; live workbench ${pct(r.warm)}; starting one ${pct(r.starts)}`);
+  console.log(`  ${(r.all.length / r.seconds).toFixed(1)} cells/s over ${r.seconds.toFixed(0)} s, errors ${r.errors}${r.errorKinds.size ? ` (${[...r.errorKinds].slice(0, 3).join(" | ")})` : ""}, culled ${r.culled ?? "n/a"}`);
+  console.log(`  daemon RSS max ${MiB(r.daemonRssMax)}, daemon fds max ${r.daemonFdsMax}; tree RSS max ${MiB(r.treeRssMax)} (end ${MiB(r.treeRssEnd)}); live workbenches max ${r.liveMax}, end ${r.liveEnd}`);
+  console.log(`  per live workbench (worker + guard, at ${r.peak.live} live): ${per}`);
+  if (base) console.log(`  vs no culling: all p99 ${(percentile(r.all, 99) / percentile(base.all, 99)).toFixed(2)}x, tree RSS max ${(r.treeRssMax / base.treeRssMax).toFixed(2)}x`);
 }
 
 if (!existsSync(join(HOST_DIR, "dist", "cli.js"))) {
   console.log("sessions bench: skipped, run `pnpm build` first (the bin runs dist/)");
 } else {
   for (const n of COUNTS) {
-    const base = await run(n, false);
-    report(base);
+    const base = BASELINE ? await run(n, false) : undefined;
+    if (base) report(base);
     report(await run(n, true), base);
   }
 }

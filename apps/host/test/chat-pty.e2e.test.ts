@@ -3,15 +3,13 @@
 import { execFile } from "node:child_process";
 import { existsSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { resolvePython } from "@klbr/supervisor";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { startScriptedServer, type ScriptedServer } from "../../../test-support/scripted-server.ts";
 import { tempDir } from "./helpers";
+import { CLI, HOST_DIR } from "./cli-run";
 
-const HOST_DIR = fileURLToPath(new URL("..", import.meta.url));
-const CLI = [process.execPath, "--conditions=@klbr/source", "--import", "tsx", join(HOST_DIR, "test", "run-cli.ts")];
 const DRIVER = join(HOST_DIR, "test", "pty-drive.py");
 const CTRL_C = "\u0003";
 const CTRL_D = "\u0004";

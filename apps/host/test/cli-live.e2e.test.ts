@@ -5,6 +5,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { ControlClient } from "../src/control/client";
 import { CLI, HOST_DIR, klbrRun, klbrShell, type Run } from "./cli-run";
 import { tempDir } from "./helpers";
 import { spawnServe, stopDaemon } from "./processes";
@@ -33,7 +34,7 @@ function start(args: string[]): { child: ChildProcess; stdout: () => string; don
   return { child, stdout: () => stdout, done };
 }
 
-async function until(check: () => boolean, timeoutMs = 30_000): Promise<void> {
+async function until(check: () => boolean, timeoutMs = 120_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!check()) {
     if (Date.now() > deadline) throw new Error("timed out");
@@ -51,7 +52,7 @@ beforeAll(async () => {
   workspace = tempDir("klbr-lw-");
   expect((await klbrRun([...common(), "init"])).code).toBe(0);
   daemon = await serve();
-}, 60_000);
+}, 180_000);
 
 afterAll(async () => {
   await stopDaemon(daemon);
@@ -59,7 +60,8 @@ afterAll(async () => {
   rmSync(workspace, { recursive: true, force: true });
 });
 
-describe("klbr exec with live output", () => {
+// Timeouts are guards against a hang on a shared, loaded box (each test starts klbr processes), not measures.
+describe("klbr exec with live output", { timeout: 240_000 }, () => {
   test("prints stdout and stderr as the cell writes them, then the result", async () => {
     const g = gate();
     const run = start(["exec", `import os, sys, time\nprint('first')\nprint('to stderr', file=sys.stderr)\n${g.wait}print('second')\n6 * 7`]);
@@ -77,6 +79,36 @@ describe("klbr exec with live output", () => {
     expect(head.stdout).toBe("0\n");
     const partial = await klbrShell(`KLBR ${common().join(" ")} exec "import sys\nprint('a line')\n_ = sys.stdout.write('no newline at the end')" | cat`);
     expect(partial.stdout).toBe("a line\nno newline at the end");
+  });
+
+  test("| head -1 gets its line from live output while the cell runs; a line sent in two pieces arrives whole", async () => {
+    const [g1, g2] = [gate(), gate()];
+    // A watcher on the daemon sees the unfinished line go out on its own before the cell finishes it.
+    const watcher = await ControlClient.connect(join(dataDir, "klbr.sock"));
+    const seen: string[] = [];
+    await watcher.watchOutput({ session: "root" }, (e) => void seen.push((e as { text: string }).text));
+    const code = `import os, sys, time\n_ = sys.stdout.write('par')\n${g1.wait}_ = sys.stdout.write('tial line\\nsecond line\\n')\n${g2.wait}print('after head left')`;
+    // The pipeline says when head has left (the group's echo) and how klbr exec ended (its own echo).
+    const klbr = [...CLI, ...common()].map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(" ");
+    const line = `(${klbr} exec "$CELL"; echo "exec exited $?" >&2) | { head -1; echo "head exited $?"; }`;
+    const pipeline = spawn("sh", ["-c", line], { cwd: HOST_DIR, env: { ...process.env, CELL: code }, stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    let err = "";
+    pipeline.stdout!.on("data", (c) => (out += c));
+    pipeline.stderr!.on("data", (c) => (err += c));
+    const done = new Promise<number | null>((resolve) => pipeline.on("close", resolve));
+    await until(() => seen.includes("par"));
+    g1.open();
+    await until(() => out.includes("head exited"));
+    expect(out).toBe("partial line\nhead exited 0\n");
+    expect(existsSync(g2.path)).toBe(false); // head had its line while the cell was still blocked
+    g2.open();
+    // The reader is gone: klbr exec still ends (what it writes later has nowhere to go), and the cell's record closes.
+    expect(await done).toBe(0);
+    expect(err).toMatch(/exec exited 0\n$/); // by the cell's status, as without the pipe
+    watcher.close();
+    const last = JSON.parse((await klbrRun([...common(), "log", "--json", "-n", "1"])).stdout.trim().split("\n").at(-1)!);
+    expect(last).toMatchObject({ status: "ok" });
   });
 
   test("--json is still one record", async () => {
@@ -111,5 +143,5 @@ describe("klbr serve --no-live-output", () => {
     expect(run.stdout).toBe("later\n2\n");
     const status = await klbrRun([...common(), "status", "--json"]);
     expect(JSON.parse(status.stdout)).toMatchObject({ live_output: false });
-  }, 90_000);
+  }, 240_000);
 });

@@ -4,8 +4,14 @@ import { fileURLToPath } from "node:url";
 
 /** apps/host. */
 export const HOST_DIR = fileURLToPath(new URL("..", import.meta.url));
-/** The klbr binary, run from source (tests must not need dist/). */
-export const CLI = [process.execPath, "--conditions=@klbr/source", "--import", "tsx", join(HOST_DIR, "test", "run-cli.ts")];
+/**
+ * The klbr binary, run from source (tests must not need dist/). KLBR_TEST_BUILT=1 runs the built
+ * bin/klbr.js instead (after `pnpm build`): what users run, and a start without tsx's compile,
+ * for long local loops such as KLBR_KILL9_ROUNDS=200.
+ */
+export const CLI = process.env.KLBR_TEST_BUILT === "1"
+  ? [process.execPath, join(HOST_DIR, "bin", "klbr.js")]
+  : [process.execPath, "--conditions=@klbr/source", "--import", "tsx", join(HOST_DIR, "test", "run-cli.ts")];
 
 /** One finished klbr process. */
 export interface Run {

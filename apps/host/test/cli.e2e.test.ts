@@ -1,14 +1,12 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { cpSync, existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { defaultPythonDir } from "../src/paths";
 import { tempDir } from "./helpers";
 import { stopDaemon } from "./processes";
+import { CLI, HOST_DIR } from "./cli-run";
 
-const HOST_DIR = fileURLToPath(new URL("..", import.meta.url));
-const CLI = [process.execPath, "--conditions=@klbr/source", "--import", "tsx", join(HOST_DIR, "test", "run-cli.ts")];
 
 let dataDir: string;
 let workspace: string;

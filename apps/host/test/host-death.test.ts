@@ -2,13 +2,11 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, test } from "vitest";
 import { startTestHost, tempDir } from "./helpers";
 import { sleepers } from "./processes";
+import { CLI, HOST_DIR } from "./cli-run";
 
-const HOST_DIR = fileURLToPath(new URL("..", import.meta.url));
-const CLI = [process.execPath, "--conditions=@klbr/source", "--import", "tsx", join(HOST_DIR, "test", "run-cli.ts")];
 const dataDir = tempDir("klbr-hd-");
 const workspace = tempDir("klbr-hw-");
 const started: ChildProcess[] = [];

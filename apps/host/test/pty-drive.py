@@ -4,6 +4,7 @@ argv[1] is a JSON plan: {"argv": [...], "cwd": str, "env": {...}, "steps": [...]
   {"expect": regex}           wait until the output (after the last match) matches
   {"send": text}              type text (\\r is Enter, \\u0003 Ctrl-C, \\u0004 Ctrl-D)
   {"wait_file": path}         wait until the file exists (an event the test makes observable)
+  {"touch": path}             create the file (an event the command's cell waits for)
 Every wait is bounded by the plan's "timeout_s" (a guard against a hang, not a measure). Prints
 one JSON object: {"status": exit status or null, "signal": n or null, "output": all output, "failed": step or null}.
 """
@@ -52,6 +53,10 @@ def main() -> None:
         deadline = time.monotonic() + timeout
         if "send" in step:
             os.write(fd, step["send"].encode())
+            continue
+        if "touch" in step:
+            with open(step["touch"], "a"):
+                pass
             continue
         if "expect" in step:
             rx = re.compile(step["expect"].encode())

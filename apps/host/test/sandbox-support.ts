@@ -4,14 +4,14 @@ import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { ControlClient } from "../src/control/client";
 import { dataLayout } from "../src/paths";
 import type { ExecutionReport } from "../src/runtime/host";
+import { CLI, HOST_DIR } from "./cli-run";
 
-const HOST_DIR = fileURLToPath(new URL("..", import.meta.url));
-/** The CLI from source (tests never need dist/). */
-export const CLI = [process.execPath, "--conditions=@klbr/source", "--import", "tsx", join(HOST_DIR, "test", "run-cli.ts")];
+/** The CLI (see cli-run.ts): from source unless KLBR_TEST_BUILT=1. */
+export { CLI };
+
 
 /** Whether bwrap can make a sandbox here; in CI its absence fails the suite instead of skipping it. */
 export function bwrapAvailable(): boolean {

@@ -1,5 +1,6 @@
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { appendFileSync, cpSync, existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { and, desc, eq } from "drizzle-orm";
 import { afterEach, describe, expect, it } from "vitest";
 import { kernelResets } from "../src/db/schema";
@@ -7,7 +8,9 @@ import { appendTranscript, loadTranscript } from "../src/store/transcript";
 import type { Host } from "../src/runtime/host";
 import type { WorkbenchPoolView } from "../src/runtime/status";
 import { isAlive } from "../../../packages/supervisor/src/tree";
-import { resultOf, startTestHost } from "./helpers";
+import { resultOf, startTestHost, tempDir } from "./helpers";
+
+const REPO_PYTHON = fileURLToPath(new URL("../../../python", import.meta.url));
 
 // Warm spares (C19): a pre-started workbench is what a new session's first generation runs on.
 let close: (() => Promise<void>) | undefined;
@@ -40,9 +43,10 @@ describe("warm spares", () => {
     const report = await host.execute("x = 20\nx * 2 + 2", "fresh");
     expect(resultOf(report)).toBe("42");
     const bench = host.workbenches.get("fresh")!;
-    expect(bench.worker!.pid).toBe(spare);
+    // (The pool names a spare by its guard's pid until the guard reports the worker's: count takes.)
+    expect(host.workbenches.spares.taken).toBe(1);
     expect(bench.worker!.sessionId).toBe("fresh");
-    expect(lastReset(host, "fresh")).toMatchObject({ generation: "g-1", reason: "session_start", pid: spare });
+    expect(lastReset(host, "fresh")).toMatchObject({ generation: "g-1", reason: "session_start", pid: bench.worker!.pid });
     // Its namespace is the session's own from here on.
     expect(resultOf(await host.execute("x", "fresh"))).toBe("20");
     const next = await readySpare(host, spare);
@@ -59,7 +63,7 @@ describe("warm spares", () => {
     writeFileSync(join(workspace, "skills", "fresh_skill", "SKILL.md"), "# fresh_skill\n\nA skill written after the spare started.\n");
     await host.execute("1", "after-skill");
     const bench = host.workbenches.get("after-skill")!;
-    expect(bench.worker!.pid).not.toBe(stale);
+    expect(host.workbenches.spares).toMatchObject({ taken: 0, discarded: 1 });
     const reset = lastReset(host, "after-skill");
     expect(reset.skillsRevision).not.toBe(before);
     expect(reset.skillsRevision).toBe(bench.skills!.revision);
@@ -68,9 +72,52 @@ describe("warm spares", () => {
     expect(isAlive(stale)).toBe(false);
     // The replacement carries the new set.
     const replacement = await readySpare(host, stale);
+    expect(replacement).not.toBe(stale);
     await host.execute("1", "third");
-    expect(host.workbenches.get("third")!.worker!.pid).toBe(replacement);
+    expect(host.workbenches.spares.taken).toBe(1);
     expect(lastReset(host, "third").skillsRevision).toBe(reset.skillsRevision);
+  });
+
+  it("a take walks no runtime directory: the fingerprint is walked once at the start", async () => {
+    const started = await startTestHost({ spares: 1 });
+    close = started.close;
+    const { host } = started;
+    const { spares, runtime } = host.workbenches;
+    let spare = await readySpare(host);
+    expect(runtime.walks).toBe(1);
+    for (const [i, session] of ["s1", "s2", "s3"].entries()) {
+      await host.execute("1+1", session);
+      expect(spares.taken).toBe(i + 1);
+      spare = await readySpare(host, spare);
+    }
+    expect(spares.discarded).toBe(0);
+    expect(runtime.walks).toBe(1);
+  });
+
+  it("a spare started before the runtime on disk changed is discarded, never handed out", async () => {
+    // A copy of the runtime, so that editing it touches nothing but this host.
+    const pythonDir = join(tempDir("klbr-py-"), "python");
+    for (const pkg of ["klbr", "klbr_hooks"]) cpSync(join(REPO_PYTHON, pkg), join(pythonDir, pkg), { recursive: true, filter: (src) => !src.includes("__pycache__") });
+    const started = await startTestHost({ spares: 1, pythonDir });
+    close = async () => {
+      await started.close();
+      rmSync(dirname(pythonDir), { recursive: true, force: true });
+    };
+    const { host } = started;
+    const stale = await readySpare(host);
+    const before = host.workbenches.runtime.value();
+    appendFileSync(join(pythonDir, "klbr", "worker", "main.py"), "\n# edited under a running host\n");
+    for (let i = 0; i < 500 && host.workbenches.runtime.value() === before; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(host.workbenches.runtime.value()).not.toBe(before);
+    await host.execute("1", "after-edit");
+    expect(host.workbenches.spares).toMatchObject({ taken: 0, discarded: 1 });
+    for (let i = 0; i < 500 && isAlive(stale); i++) await new Promise((r) => setTimeout(r, 10));
+    expect(isAlive(stale)).toBe(false);
+    // The replacement imported the edited runtime: it is current and handed out.
+    const replacement = await readySpare(host, stale);
+    expect(replacement).not.toBe(stale);
+    await host.execute("1", "next");
+    expect(host.workbenches.spares).toMatchObject({ taken: 1, discarded: 1 });
   });
 
   it("--spare 0 keeps none", async () => {

@@ -1,5 +1,5 @@
 import type { Duplex, Readable, Writable } from "node:stream";
-import { minimalEnv } from "./command.js";
+import { minimalEnv } from "./minimal-env.js";
 import { GUARD_SCRIPT, GUARD_STATUS_FD } from "./guard.js";
 import { resolvePython } from "./python.js";
 import type { TreeTag } from "./tagged.js";

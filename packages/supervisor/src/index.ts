@@ -5,7 +5,7 @@ export { startWorker } from "./start.js";
 export { startSpare } from "./spare.js";
 export type { SpareOptions, SpareWorker } from "./spare.js";
 export { resolvePython } from "./python.js";
-export { minimalEnv, MINIMAL_ENV_NAMES } from "./command.js";
+export { minimalEnv, MINIMAL_ENV_NAMES } from "./minimal-env.js";
 export type {
   ExecuteOptions,
   HostReplyEvent,

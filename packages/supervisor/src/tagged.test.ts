@@ -1,7 +1,7 @@
 import { execFileSync, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { environHas, killTagged, signalIfSame, tagEntry, treeTag, TREE_ENV } from "./tagged.js";
+import { anyTagged, environHas, killTagged, sharedScans, signalIfSame, tagEntry, treeTag, TREE_ENV } from "./tagged.js";
 import { isAlive, readProc } from "./tree.js";
 
 const V = "0123456789abcdef0123456789abcdef";
@@ -77,6 +77,36 @@ describe("signalIfSame", () => {
       expect(signalIfSame(pid, start, "SIGKILL")).toBe(true);
     } finally {
       killAll([pid]);
+    }
+  });
+});
+
+describe("anyTagged (the shared scan)", () => {
+  it("answers many tags asked in the same turn with one scan of /proc", async () => {
+    const tags = Array.from({ length: 50 }, () => treeTag());
+    const before = { ...sharedScans };
+    const answers = await Promise.all(tags.map((t) => anyTagged(tagEntry(t))));
+    expect(answers).toEqual(Array(50).fill(false));
+    expect(sharedScans.scans - before.scans).toBe(1);
+    expect(sharedScans.tags - before.tags).toBe(50);
+  });
+
+  it("finds the one live tagged process among the batch, and not its look-alikes", async () => {
+    const tag = treeTag();
+    const live = sleeper({ [tag.name]: tag.value });
+    const lookAlikes = [sleeper({ [tag.name]: `${tag.value}0` }), sleeper({ [`X${tag.name}`]: tag.value })];
+    try {
+      const others = Array.from({ length: 20 }, () => treeTag());
+      const before = sharedScans.scans;
+      const [hit, ...misses] = await Promise.all([tag, ...others, tag].map((t) => anyTagged(tagEntry(t))));
+      expect(hit).toBe(true);
+      expect(misses.slice(0, -1)).toEqual(Array(20).fill(false));
+      expect(misses.at(-1)).toBe(true); // the same tag asked twice: both answered
+      expect(sharedScans.scans - before).toBe(1);
+      const near = { name: tag.name, value: (tag.value[0] === "a" ? "b" : "a") + tag.value.slice(1) };
+      expect(await anyTagged(tagEntry(near))).toBe(false);
+    } finally {
+      killAll([live, ...lookAlikes]);
     }
   });
 });

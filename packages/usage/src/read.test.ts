@@ -100,3 +100,21 @@ describe("readUsage: refusals name the value", () => {
     expect(readUsage({ id: "x" })).toStrictEqual({ shape: "unknown", raw: [], flags: [] });
   });
 });
+
+describe("readUsage: options and mismatch messages", () => {
+  it("takes null options as no options", () => {
+    expect(readUsage({ usage: { prompt_tokens: 1 } }, null as never).shape).toBe("openai_chat");
+  });
+
+  it("names the declared provider and the detected shape when they disagree", () => {
+    expect(() => readUsage({ type: "message", usage: { input_tokens: 1 } }, { provider: "deepseek" })).toThrow(
+      "provider deepseek was declared but the response reads as anthropic",
+    );
+  });
+
+  it("names the usageMetadata path of a bad Gemini count", () => {
+    expect(() => readUsage({ usageMetadata: { promptTokenCount: -1 } })).toThrow(
+      "usageMetadata.promptTokenCount must be a non-negative integer, got -1",
+    );
+  });
+});

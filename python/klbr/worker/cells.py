@@ -71,9 +71,10 @@ _CACHE_TEXT = 512
 def _renamed(code: types.CodeType, filename: str) -> types.CodeType:
     """``code`` (and the code objects it holds) as compiled from ``filename``."""
     consts = code.co_consts
-    if any(type(c) is types.CodeType for c in consts):
-        consts = tuple(_renamed(c, filename) if type(c) is types.CodeType else c for c in consts)
-        return code.replace(co_filename=filename, co_consts=consts)
+    for const in consts:  # a loop, not any(genexpr): this runs for every cached cell
+        if type(const) is types.CodeType:
+            consts = tuple(_renamed(c, filename) if type(c) is types.CodeType else c for c in consts)
+            return code.replace(co_filename=filename, co_consts=consts)
     return code.replace(co_filename=filename)
 
 

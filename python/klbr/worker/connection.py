@@ -1,11 +1,21 @@
-"""The worker's end of the control socket: a reader thread and serialized writes on the loop.
+"""The worker's end of the control socket: reads by the loop or a reader thread, serialized writes.
 
-Frames are read on a dedicated thread, not an asyncio task, because cell code runs on the loop's
-thread: a cell stuck in a pure-Python loop or in ``time.sleep`` blocks the loop, and an
-``interrupt`` or ``shutdown`` must still be read (and must still be able to break the cell, see
-``server.py``). Each decoded, validated message is handed to the loop with
-``call_soon_threadsafe``; the thread also tells the worker at once (``on_arrival``), on its own
-thread, so the worker can signal a blocked cell.
+Cell code runs on the loop's thread: a cell stuck in a pure-Python loop or in ``time.sleep``
+blocks the loop, and an ``interrupt`` or ``shutdown`` must still be read (and must still be able
+to break the cell, see ``server.py``). So the socket is read by whichever of two readers is free:
+
+* the loop, as its select returns (:class:`~.loop.WorkerSelector` tells the connection around
+  every select): an idle worker gets the host's message with one wake-up, on the thread that
+  runs the cell, with no hand-off between threads;
+* the reader thread, whenever the loop is out of a blocking select (running a cell, a callback,
+  the worker's own code): its epoll holds the socket from the moment the loop's select returns
+  (after the loop read what was there) until the loop blocks again, so a message that arrives
+  while the loop is busy wakes it, and it tells the worker at once (``on_arrival``), on its own
+  thread, so the worker can signal a blocked cell.
+
+Both read under one lock, never blocking in ``recv``, and queue the messages in the order read; the
+loop hands them to the worker from one ``call_soon`` (``call_soon_threadsafe`` from the thread).
+A loop without the worker's selector (not CPython's selector loop) leaves all reading to the thread.
 
 Writes happen on the loop thread, whole frames per ``sendall``, in the order they were
 queued; the one exception is live output (C16), written by its pacer thread while a cell may be
@@ -24,8 +34,11 @@ checking path, so the error reported for a bad frame is exactly the same.
 from __future__ import annotations
 
 import asyncio
+import collections
 import json
 import os
+import select
+import selectors
 import socket
 import threading
 from typing import Any, Callable
@@ -33,6 +46,7 @@ from typing import Any, Callable
 from klbr.envelope import (
     CELL_STATUSES,
     LIVE_OUTPUT_STREAMS,
+    MAX_CELL_SOURCE_BYTES,
     MAX_ERROR_BYTES,
     MAX_LIVE_OUTPUT_TEXT_BYTES,
     MAX_OUTPUT_RECORDS,
@@ -46,6 +60,8 @@ from klbr.envelope import (
 )
 from klbr.frame import HEADER_BYTES, MAX_FRAME_BYTES, MAX_SAFE_INTEGER, FrameDecoder, FrameError, encode_frame
 
+from .loop import WorkerSelector
+
 __all__ = ["Connection", "ConnectionEnd"]
 
 
@@ -53,6 +69,19 @@ __all__ = ["Connection", "ConnectionEnd"]
 _JSON = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"), check_circular=False).encode
 # What _JSON gives for a str (JSONEncoder.encode returns encode_basestring(o) for one).
 _STRING = json.encoder.encode_basestring
+
+
+#: This process's pid, kept by an at-fork hook: the select hooks run on every loop iteration, and a
+#: forked child (whose copy of the loop may run on) must not touch the parent's reader.
+_pid = os.getpid()
+
+
+def _forked() -> None:
+    global _pid
+    _pid = os.getpid()
+
+
+os.register_at_fork(after_in_child=_forked)
 
 
 def _text_bytes(text: Any) -> int:
@@ -84,6 +113,41 @@ def _plain_cell_result(status: Any, output: Any, truncated_bytes: Any, error: An
             return False
         total += size
     return total <= MAX_OUTPUT_TEXT_BYTES
+
+
+def _plain_message(value: Any, session: str, generation: str) -> dict | None:
+    """The message of an ``execute`` or ``interrupt`` envelope the schema certainly accepts, else None.
+
+    Exactly what ``parse_envelope(value)["message"]`` gives for it (the same fields; ``value`` is
+    the decoder's own fresh value, so it is handed out rather than copied). Everything else,
+    valid or not, takes the schema's path, which also reports the precise error.
+    """
+    if type(value) is not dict or len(value) != 4:
+        return None
+    version = value.get("version")
+    message = value.get("message")
+    if (
+        type(version) is not int
+        or version != PROTOCOL_VERSION
+        or value.get("session_id") != session
+        or value.get("generation") != generation
+        or type(message) is not dict
+    ):
+        return None
+    kind = message.get("kind")
+    if kind == "execute":
+        code = message.get("code")
+        if (
+            len(message) == 3
+            and type(code) is str
+            and len(code) * 4 <= MAX_CELL_SOURCE_BYTES
+            and is_identifier(message.get("id"))
+        ):
+            return message
+    elif kind == "interrupt":
+        if len(message) == 2 and is_identifier(message.get("id")):
+            return message
+    return None
 
 
 class ConnectionEnd:
@@ -118,6 +182,24 @@ class Connection:
         self.on_broken: Callable[[OSError], Any] | None = None
         self._thread: threading.Thread | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._on_message: Callable[[dict], Any] = lambda message: None
+        self._on_end: Callable[[ConnectionEnd], Any] = lambda end: None
+        self._on_arrival: Callable[[dict], Any] | None = None
+        self._fd = -1
+        # Reading: whoever reads (the loop, or the reader thread while the loop is busy) holds
+        # _read_lock from recv to queueing, so messages reach the inbox, and the loop, in order.
+        self._read_lock = threading.Lock()
+        self._decoder = FrameDecoder()
+        self._inbox: collections.deque[Any] = collections.deque()
+        self._ended = False
+        #: The reader thread's epoll (made by start): it holds the socket while the loop is out of a
+        #: blocking select.
+        self._watcher: Any = None
+        self._watching = False
+        self._selector: WorkerSelector | None = None
+        #: Called by the reader thread before each wait: returns the seconds it may wait at most
+        #: (None: until a message). The worker retries a kick there (see server.py).
+        self.reader_tick: Callable[[], float | None] | None = None
         self._outbox: list[bytes] = []
         # Held for each whole sendall: the loop thread and the live output pacer both write.
         self._write_lock = threading.Lock()
@@ -284,70 +366,221 @@ class Connection:
         on_end: Callable[[ConnectionEnd], Any],
         on_arrival: Callable[[dict], Any] | None = None,
     ) -> None:
-        """Start the reader thread: messages go to ``on_message`` on ``loop``, then ``on_end`` once."""
+        """Start reading: messages go to ``on_message`` on ``loop`` in order, then ``on_end`` once.
+
+        ``on_arrival(message)`` is called as soon as a message is read, before it is queued for the
+        loop, on whichever thread read it (the loop's, or the reader thread while the loop is busy).
+        """
         self._loop = loop
-
-        def deliver(callback: Callable, value: Any) -> None:
-            try:
-                loop.call_soon_threadsafe(callback, value)
-            except RuntimeError:
-                pass  # the loop is closed: the worker is exiting anyway
-
-        def handle(message: dict) -> None:
-            # The worker hears of it first: queueing it for the loop writes to the loop's self-pipe,
-            # which lets go of the GIL, and a busy cell then keeps the GIL a whole switch interval
-            # before this thread gets it back. An interrupt's kick is sent before that, not after.
-            if on_arrival is not None:
-                on_arrival(message)
-            deliver(on_message, message)
-
-        def read() -> None:
-            try:
-                end = self._read_frames(handle)
-            except BaseException as error:  # a bug here must still end the worker, never hang it
-                end = ConnectionEnd("WORKER_READER_FAILED", f"{type(error).__name__}: {error}")
-            if on_arrival is not None:
-                on_arrival({"kind": "<end>", "end": end})
-            deliver(on_end, end)
-
-        self._thread = threading.Thread(target=read, name="klbr-reader", daemon=True)
+        self._on_message = on_message
+        self._on_end = on_end
+        self._on_arrival = on_arrival
+        self._fd = self.sock.fileno()
+        self._watcher = select.epoll()
+        selector = getattr(loop, "_selector", None)
+        if isinstance(selector, WorkerSelector) and selector.watch is None:
+            # The fd's own events are taken out in after_select: the loop never makes a handle for it.
+            selector.register(self._fd, selectors.EVENT_READ, (None, None))
+            selector.watch = self
+            self._selector = selector
+        self._watch()  # the reader thread reads until the loop first blocks in its select
+        self._thread = threading.Thread(target=self._read_while_busy, name="klbr-reader", daemon=True)
         self._thread.start()
 
-    def _read_frames(self, handle: Callable[[dict], Any]) -> ConnectionEnd:
-        decoder = FrameDecoder()
-        session, generation = self.session_id, self.generation
-        while True:
+    # -- who reads: the loop in its select, the reader thread while the loop is busy ----------
+
+    def before_block(self) -> None:
+        """The loop blocks in select now and reads the socket itself: the reader thread stops watching."""
+        if _pid == self.pid:
+            self._unwatch()
+            # What the thread queued while the loop was busy is drained first. The thread wakes the
+            # loop itself only for what it queues once it sees it is not watching any more; this
+            # check, after the unwatch, catches what it queued before (see _pump).
+            if self._inbox:
+                self._wake_loop()
+
+    def after_select(self, ready: list, blocked: bool) -> list:
+        """Read what the select found on the socket, then let the reader thread watch while the loop is busy."""
+        fd = self._fd
+        mine = -1
+        for index, (key, _) in enumerate(ready):
+            if key.fd == fd:
+                mine = index
+                break
+        if _pid != self.pid:
+            return ready if mine < 0 else ready[:mine] + ready[mine + 1 :]
+        if mine >= 0:
+            ready = ready[:mine] + ready[mine + 1 :]
+            self._pump(on_loop=True)
+        if self._inbox:
+            self._schedule_drain(True)
+        if self._ended:
+            if self._selector is not None:
+                self._selector.unregister(fd)  # an ended socket stays readable: never select it again
+                self._selector.watch = None
+                self._selector = None
+        elif blocked:
+            self._watch()
+        return ready
+
+    def _watch(self) -> None:
+        if not self._watching and not self._ended and self._watcher is not None:
+            self._watching = True
             try:
-                data = self.sock.recv(1 << 16)
-            except InterruptedError:
-                continue
-            except OSError as error:
-                return ConnectionEnd(None, f"socket closed: {error}")
-            if not data:
+                self._watcher.register(self._fd, select.EPOLLIN)
+            except OSError:
+                pass  # a cell closed the fd: the loop's read reports the end
+
+    def _unwatch(self) -> None:
+        if self._watching:
+            self._watching = False
+            try:
+                self._watcher.unregister(self._fd)
+            except OSError:
+                pass
+
+    def _read_while_busy(self) -> None:
+        """The reader thread: reads whenever the socket is readable while it is watched."""
+        try:
+            while not self._ended:
+                tick = self.reader_tick
+                timeout = tick() if tick is not None else None
+                if self._watcher.poll(-1 if timeout is None else timeout):
+                    self._pump(on_loop=False)
+        except BaseException as error:  # a bug here must still end the worker, never hang it
+            with self._read_lock:
+                if self._ended:
+                    return
+                self._ended = True
+                end = ConnectionEnd("WORKER_READER_FAILED", f"{type(error).__name__}: {error}")
+                if self._on_arrival is not None:
+                    self._on_arrival({"kind": "<end>", "end": end})
+                self._inbox.append(end)
+            self._schedule_drain(False)
+
+    def _pump(self, on_loop: bool) -> None:
+        """Read what the socket holds now, without blocking; queue each message for the loop in order.
+
+        Each message is told to ``on_arrival`` as it is read (under the read lock, so in order); on
+        the reader thread before it is queued (the loop may drain it at once), on the loop thread
+        after (nothing drains until this returns, and a KeyboardInterrupt a cell's own SIGINT handler
+        raises in ``on_arrival`` loses nothing).
+        """
+        queued = False
+        try:
+            with self._read_lock:
+                if self._ended or os.getpid() != self.pid:
+                    return
                 try:
-                    decoder.eof()
-                except FrameError as error:
-                    return ConnectionEnd(error.code, str(error))
-                return ConnectionEnd(None, "the host closed the socket")
-            try:
-                values = decoder.feed(data)
-                for value in values:
-                    if (
-                        type(value) is dict
-                        and value.get("session_id") == session
-                        and value.get("generation") == generation
-                    ):
-                        # The identity checks cannot fail: the plain schema gives the same result.
-                        envelope = parse_envelope(value)
-                    else:
-                        envelope = parse_envelope(value, session, generation)
-                    handle(envelope["message"])
-            except (FrameError, EnvelopeError) as error:
-                return ConnectionEnd(error.code, str(error))
+                    data = self.sock.recv(1 << 16, socket.MSG_DONTWAIT)
+                except (BlockingIOError, InterruptedError):
+                    return
+                except OSError as error:
+                    data, end = b"", ConnectionEnd(None, f"socket closed: {error}")
+                else:
+                    end = None if data else self._eof()
+                if data:
+                    messages, end = self._decode(data)
+                    for message in messages:
+                        queued = True
+                        self._arrive(message, on_loop)
+                if end is not None:
+                    self._ended = True
+                    queued = True
+                    self._arrive_end(end, on_loop)
+        finally:
+            # The loop drains at its next select (after_select): while the thread watches, the loop is
+            # busy and will get there. Waking it now would only give the GIL away (a self-pipe write)
+            # while the cell, just kicked, has its interrupt to take.
+            if queued and not on_loop and (not self._watching or self._selector is None):
+                self._schedule_drain(False)
+
+    def _arrive(self, item: Any, on_loop: bool) -> None:
+        if on_loop:
+            self._inbox.append(item)
+        if self._on_arrival is not None:
+            self._on_arrival(item)
+        if not on_loop:
+            self._inbox.append(item)
+
+    def _arrive_end(self, end: ConnectionEnd, on_loop: bool) -> None:
+        if on_loop:
+            self._inbox.append(end)
+        if self._on_arrival is not None:
+            self._on_arrival({"kind": "<end>", "end": end})
+        if not on_loop:
+            self._inbox.append(end)
+
+    def _eof(self) -> ConnectionEnd:
+        try:
+            self._decoder.eof()
+        except FrameError as error:
+            return ConnectionEnd(error.code, str(error))
+        return ConnectionEnd(None, "the host closed the socket")
+
+    def _decode(self, data: bytes) -> tuple[list[dict], ConnectionEnd | None]:
+        """The messages of ``data``, and the end a bad frame or envelope makes (the chunk's messages are dropped then)."""
+        messages = []
+        session, generation = self.session_id, self.generation
+        plain = self._plain_identity
+        try:
+            for value in self._decoder.feed(data):
+                message = _plain_message(value, session, generation) if plain else None
+                if message is not None:
+                    messages.append(message)
+                    continue
+                if (
+                    type(value) is dict
+                    and value.get("session_id") == session
+                    and value.get("generation") == generation
+                ):
+                    # The identity checks cannot fail: the plain schema gives the same result.
+                    envelope = parse_envelope(value)
+                else:
+                    envelope = parse_envelope(value, session, generation)
+                messages.append(envelope["message"])
+        except FrameError as error:
+            return [], ConnectionEnd(error.code, str(error))
+        except EnvelopeError as error:
+            return messages, ConnectionEnd(error.code, str(error))
+        return messages, None
+
+    def _schedule_drain(self, on_loop: bool) -> None:
+        loop = self._loop
+        if loop is None:
+            return
+        try:
+            if on_loop:
+                loop.call_soon(self._drain)
+            else:
+                loop.call_soon_threadsafe(self._drain)
+        except RuntimeError:
+            pass  # the loop is closed: the worker is exiting anyway
+
+    def _wake_loop(self) -> None:
+        loop = self._loop
+        write = getattr(loop, "_write_to_self", None)
+        if write is not None:
+            write()
+        else:
+            self._schedule_drain(False)
+
+    def _drain(self) -> None:
+        """Hand every queued message (then the end) to the worker, in the order read (loop thread)."""
+        inbox = self._inbox
+        while inbox:
+            item = inbox.popleft()
+            if type(item) is ConnectionEnd:
+                self._on_end(item)
+            else:
+                self._on_message(item)
 
     def close(self) -> None:
         """Stop writing and close the socket (the reader thread then ends)."""
         self.closed = True
+        self._ended = True
+        if self._watcher is not None:
+            self._watcher.close()  # a reader thread still waiting in it never reads again
         try:
             self.sock.shutdown(socket.SHUT_RDWR)
         except OSError:

@@ -1,4 +1,4 @@
-"""The worker's event loop: asyncio's selector loop with two shortcuts on the cell's path.
+"""The worker's event loop: asyncio's selector loop with three shortcuts on the cell's path.
 
 Both use the pure-Python ``BaseEventLoop`` internals of CPython 3.11-3.13 (``_ready``,
 ``_ssock``, ``_process_self_data``); when they are not there, the stock behaviour is kept.
@@ -12,16 +12,46 @@ Both use the pure-Python ``BaseEventLoop`` internals of CPython 3.11-3.13 (``_re
   heap) before the cell runs. The cell's task runs that step at once instead, still as a Task
   (``asyncio.current_task()`` is the cell's), like Python 3.12's eager tasks: a cell that does
   not await completes within the callback that received it.
+* **A watch around every select** (:meth:`WorkerSelector.select`): the connection reads the host's
+  socket itself as the select returns (no reader thread between the host and the cell), and a
+  thread takes over reading whenever the loop is out of a blocking select (see
+  ``connection.py``). The hook also drops the socket's own event, so no handle is made for it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextvars
+import selectors
 from collections import deque
-from typing import Any, Callable, Coroutine
+from typing import Any, Callable, Coroutine, Protocol
 
-__all__ = ["new_worker_loop", "start_task"]
+__all__ = ["SelectWatch", "WorkerSelector", "new_worker_loop", "start_task"]
+
+
+class SelectWatch(Protocol):
+    """What :class:`WorkerSelector` tells around each select."""
+
+    def before_block(self) -> None:
+        """The loop is about to block in select (a select with a timeout of 0 is not announced)."""
+
+    def after_select(self, ready: list, blocked: bool) -> list:
+        """The select returned ``ready``; returns what the loop is to process of it."""
+
+
+class WorkerSelector(selectors.DefaultSelector):  # type: ignore[misc,valid-type]
+    """The default selector, telling ``watch`` (when set) around every select."""
+
+    watch: SelectWatch | None = None
+
+    def select(self, timeout: float | None = None) -> list:
+        watch = self.watch
+        if watch is None:
+            return super().select(timeout)
+        blocked = timeout is None or timeout > 0
+        if blocked:
+            watch.before_block()
+        return watch.after_select(super().select(timeout), blocked)
 
 
 class _WorkerLoop(asyncio.SelectorEventLoop):  # type: ignore[misc,valid-type]
@@ -38,8 +68,8 @@ def new_worker_loop() -> asyncio.AbstractEventLoop:
     """The loop the worker runs on (a stock selector loop when its internals are unknown)."""
     base = asyncio.SelectorEventLoop
     if all(hasattr(base, name) for name in ("_read_from_self", "_process_self_data")):
-        return _WorkerLoop()
-    return asyncio.new_event_loop()
+        return _WorkerLoop(WorkerSelector())
+    return asyncio.SelectorEventLoop(WorkerSelector())
 
 
 def start_task(

@@ -4,7 +4,8 @@
   loop, in a context that carries its :class:`~klbr.runtime.ExecutionScope`.
 * ``invoke`` (hooks): invocations run one at a time in arrival order (one bounded actor).
 * ``interrupt``: cancels the running operation's task. Because a cell stuck in synchronous code
-  never lets the loop run, the reader thread also sends SIGINT to the main thread (the "kick");
+  never lets the loop run, the reader thread (which reads while the loop is busy, see
+  ``connection.py``) also sends SIGINT to the main thread (the "kick");
   the SIGINT handler raises KeyboardInterrupt only while the foreground task is running its own
   code (never in the loop, never in a background task, never inside the worker's own frames), and
   ignores it at any other time. The host's own SIGINT (rung 2 of the C7 ladder) takes the same path.
@@ -14,7 +15,9 @@
   after the main thread's last check and before it blocks in a system call (``time.sleep``) is
   handled only when that call returns. So a kick that has not landed (raised in the cell's code)
   is sent again every ``KICK_RETRY`` seconds by the kicker thread, until it lands, the cell's code
-  is over, or the cell installed a SIGINT handler of its own.
+  is over, or the cell installed a SIGINT handler of its own. A kick the reader thread sent is
+  retried the first time by the reader itself (it waits for its next message at most that long),
+  so nothing wakes another thread while the kicked cell completes.
 * ``shutdown`` / EOF: send nothing more, terminate and reap every descendant, exit (0). If the
   loop does not get there within ``exit_grace`` seconds (a cell that swallows the interrupt), the
   reader thread does it itself, so no worker outlives its host.
@@ -54,10 +57,13 @@ __all__ = [
 #: The ``error`` text of a completion is cut to this many UTF-8 bytes (C7).
 MAX_ERROR_BYTES = 65_536
 #: Seconds a busy main thread holds the GIL before the reader thread may take it: most of the
-#: interrupt latency of a cell in a pure-Python loop (the reader needs the GIL to read the interrupt
-#: and kick). 0.2 ms instead of 1 ms; below that the handoffs cost more than the wait. It only
-#: matters under contention: a cell's own CPU-bound threads switch this often too.
-SWITCH_INTERVAL = 0.0002
+#: interrupt latency of a cell in a pure-Python loop (the reader needs the GIL twice, to return
+#: from its wait and from its read, before it can kick). 0.1 ms: the reader no longer takes part in
+#: a cell that does not outlast the host's next message (the loop reads that one itself), so a
+#: short interval no longer costs every cell hand-offs as it did at 0.2 ms with a reader in the
+#: middle of each message. It only matters under contention: a cell's own CPU-bound threads switch
+#: this often too.
+SWITCH_INTERVAL = 0.0001
 #: Seconds between two kicks of an interrupt that has not landed in the operation's code yet.
 KICK_RETRY = 0.001
 #: After this many retries at KICK_RETRY, the kicker retries ten times less often (a cell that
@@ -182,6 +188,8 @@ class Worker:
         self._arriving: dict[str, Foreground] = {}
         #: The kicker thread sleeps on this pipe's read end; a byte wakes it (see ``_watch_kick``).
         self._kicker_r, self._kicker_w = os.pipe()
+        #: When the reader thread retries the kick it sent (monotonic seconds), or None.
+        self._first_retry: float | None = None
         os.set_blocking(self._kicker_w, False)
         self._actor: asyncio.Task | None = None
         if role == "workbench":
@@ -211,6 +219,7 @@ class Worker:
         signal.signal(signal.SIGTERM, self._on_sigterm)
         threading.Thread(target=self._kicker, name="klbr-kicker", daemon=True).start()
         self.conn.on_broken = self._on_broken
+        self.conn.reader_tick = self._reader_tick
         self.conn.send_now(self.conn.encode(hello))
         self.conn.start(self.loop, self._on_message, self._on_end, self._on_arrival)
         self.loop.call_later(self.reap_interval, self._reap)
@@ -298,7 +307,28 @@ class Worker:
 
     def _kick(self, target: str) -> None:
         self._send_sigint(target)
-        self._watch_kick()
+        if threading.get_ident() == self._main_ident:
+            self._watch_kick()
+        else:
+            # The reader thread kicked a running cell: waking the kicker now (a pipe write) would
+            # give the GIL away and take it back while the cell, just kicked, is completing; the
+            # reader retries the kick itself once (_reader_tick), waiting for its next message.
+            self._first_retry = time.monotonic() + KICK_RETRY
+
+    def _reader_tick(self) -> float | None:
+        """Reader thread, before each wait: the first retry of its kick; the kicker sends the later ones."""
+        due = self._first_retry
+        if due is None:
+            return None
+        left = due - time.monotonic()
+        if left > 0:
+            return left
+        self._first_retry = None
+        fg = self.fg
+        if fg is not None and self._kick_unlanded(fg):
+            self._send_sigint(fg.id)
+            self._watch_kick()  # not landed: the cell blocks in a call, the GIL is free
+        return None
 
     def _send_sigint(self, target: str) -> None:
         self._sigint_target = target

@@ -2,18 +2,10 @@
 // The completion record stays the authority (C7): once a cell streamed, its end prints only what
 // was not already shown (the result, the error, the status), so nothing is printed twice.
 import type { ExecutionReport } from "../runtime/host";
+import type { LiveOutputEvent } from "../runtime/live-output";
 import { writeExecution } from "./render";
 
-/** One `output` message as the host forwards it to control clients (never stored). */
-export interface LiveOutputEvent {
-  type: "output";
-  session_id: string;
-  execution_id: string;
-  seq: number;
-  stream: "stdout" | "stderr";
-  text: string;
-  dropped_bytes: number;
-}
+export type { LiveOutputEvent };
 
 /** Whether a pushed event is live output. */
 export function isLiveOutputEvent(event: unknown): event is LiveOutputEvent {

@@ -24,7 +24,9 @@ export const MAX_SOCKET_PATH_BYTES = 107;
 
 /**
  * Live output queued for one control client, at most (its socket's unwritten bytes): beyond it a
- * client that does not read loses live messages (counted in the next one's dropped_bytes), so it
- * can never grow the host's memory. The completion record is unaffected.
+ * client that does not read loses live messages, so it can never grow the host's memory, slow the
+ * cell or the other clients. It is told: the execution's next event it gets (or, once it has read
+ * everything, an event with empty text and that seq) counts what it lost in dropped_bytes, and
+ * seq skips the lost ones. The completion record is unaffected.
  */
 export const MAX_LIVE_BACKLOG_BYTES = 1 << 20;

@@ -89,14 +89,19 @@ function handleConnection(host: Host, socket: Socket, hub: LiveOutputHub | undef
         continue;
       }
       // Every output of the cell precedes its completion (C16), so the watch ends with the reply.
-      const stop = req.op === "exec" && req.live && req.execution_id ? live.watch({ executionId: req.execution_id }) : undefined;
+      const executionId = req.op === "exec" && req.live && req.execution_id ? req.execution_id : undefined;
+      const watching = executionId !== undefined ? live.watch({ executionId }) : undefined;
+      const stop = () => {
+        watching?.();
+        if (executionId !== undefined) live.settle(executionId);
+      };
       answer(host, req).then(
         (value) => {
-          stop?.();
+          stop();
           send({ id: req.id, ok: true, value });
         },
         (error: Error & { code?: string }) => {
-          stop?.();
+          stop();
           refuse(req.id, error);
         },
       );

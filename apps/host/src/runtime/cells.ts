@@ -30,7 +30,7 @@ export interface CellsDeps {
   hooks: Pick<HooksService, "release">;
   requestLog: Pick<RequestLog, "opened">;
   /** C16: where a running cell's output goes (to watching clients only); null when live output is off. */
-  liveOutput: Pick<LiveOutputHub, "publish" | "watched"> | null;
+  liveOutput: Pick<LiveOutputHub, "forExecution"> | null;
   /** Bring a session's header up to date with changes made outside it (before each of its requests). */
   observeInstructions(sessionId: string): void;
   /** What request handlers see (built once every service exists). */
@@ -111,11 +111,7 @@ export class Cells {
 
   /** The cell's live output listener: each message to the clients watching it, nothing kept. */
   private outputOf(live: LiveExecution): OutputListener | undefined {
-    const hub = this.deps.liveOutput;
-    if (!hub) return undefined;
-    return (o) => {
-      if (hub.watched) hub.publish({ type: "output", session_id: live.sessionId, execution_id: live.id, seq: o.seq, stream: o.stream, text: o.text, dropped_bytes: o.dropped_bytes });
-    };
+    return this.deps.liveOutput?.forExecution(live);
   }
 
   /** Interrupt a running cell through the C7 ladder: by id, or whatever runs in the session. */

@@ -34,6 +34,8 @@ export interface HostOptions {
   spares?: number;
   /** Shut a workbench down after this many ms idle (C19); default never. */
   idleTimeoutMs?: number;
+  /** Workbench starts at once (default: two per core); a burst of new sessions queues behind them. */
+  startConcurrency?: number;
   /** Resource limits of every worker and workspace.run tree (C17): parsed, or `--limit` texts; default KLBR_LIMITS. */
   limits?: ResourceLimits | string[];
   /** Force a limits mechanism (`cgroup2`, `cgroup1`, `rlimit`); default KLBR_LIMITS_MECHANISM or auto. */

@@ -72,7 +72,7 @@ export interface RemoteDeps {
   /** The host's limits (C17): the remote keeper applies them to the worker as rlimits. */
   limits?: ResourceLimits;
   /** C16: remote cells stream like local ones, under the execution that called them; null when off. */
-  liveOutput?: Pick<LiveOutputHub, "publish" | "watched"> | null;
+  liveOutput?: Pick<LiveOutputHub, "forExecution"> | null;
 }
 
 /** The longest cell source the wire accepts (spec "Transport and bounds"). */
@@ -81,8 +81,8 @@ const MAX_CODE_BYTES = 262_144;
 /** One operation of a live generation. */
 interface LiveOperation {
   code: string;
-  /** The calling cell: its clients see the remote cell's output as its own (C16). */
-  caller: { sessionId: string; executionId: string };
+  /** The calling cell: its clients see the remote cell's output as its own (C16), numbered in its stream. */
+  caller: LiveExecution;
   /** Set when its cell was sent to the worker. */
   started: boolean;
   /** Set by a cancel that came before the cell was sent: it then never runs. */
@@ -264,7 +264,7 @@ export class RemoteNamespaces implements RemoteService {
       executionId: live.id,
       startedAtMs: this.#deps.now(),
     });
-    const op: LiveOperation = { code, caller: { sessionId: live.sessionId, executionId: live.id }, started: false, cancelled: false, promise: undefined as never };
+    const op: LiveOperation = { code, caller: live, started: false, cancelled: false, promise: undefined as never };
     op.promise = gen.tail.then(() => this.#run(gen, params.operation_id, op));
     gen.tail = op.promise.catch(() => undefined);
     gen.ops.set(params.operation_id, op);
@@ -278,16 +278,10 @@ export class RemoteNamespaces implements RemoteService {
     }
   }
 
-  /** A remote cell's live output, published under the local cell that called it. */
+  /** A remote cell's live output, published under the local cell that called it (one seq for both). */
   #outputOf(op: LiveOperation): { onOutput?: OutputListener } {
-    const hub = this.#deps.liveOutput;
-    if (!hub) return {};
-    const { sessionId, executionId } = op.caller;
-    return {
-      onOutput: (o) => {
-        if (hub.watched) hub.publish({ type: "output", session_id: sessionId, execution_id: executionId, seq: o.seq, stream: o.stream, text: o.text, dropped_bytes: o.dropped_bytes });
-      },
-    };
+    const onOutput = this.#deps.liveOutput?.forExecution(op.caller);
+    return onOutput ? { onOutput } : {};
   }
 
   async #run(gen: LiveGeneration, operationId: string, op: LiveOperation): Promise<CompletionRecord> {

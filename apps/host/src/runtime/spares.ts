@@ -1,8 +1,6 @@
-import { createHash } from "node:crypto";
-import { readdirSync, statSync } from "node:fs";
-import { join } from "node:path";
 import { startSpare, type SpareOptions, type SpareWorker } from "@klbr/supervisor";
 import type { SkillIndex } from "@klbr/skills";
+import type { StartGate } from "./start-gate";
 
 /** What the spare pool uses of the host. */
 export interface SparesDeps {
@@ -16,6 +14,8 @@ export interface SparesDeps {
   options(index: SkillIndex): SpareOptions;
   /** What makes a spare current besides its skills: the runtime it imported, the sandbox, the worker flags. */
   fingerprint(): string;
+  /** Where spare starts queue with the cold starts (a spare never jumps that queue). */
+  gate?: StartGate;
   /** A spare could not be started (the pool retries at the next take). */
   onError(error: Error): void;
 }
@@ -37,6 +37,9 @@ export class SparePool {
   private starting = 0;
   private filling: Promise<void> | null = null;
   private stopped = false;
+  /** Spares handed out, and spares discarded (stale or dead) instead, since the host started. */
+  taken = 0;
+  discarded = 0;
 
   constructor(private readonly deps: SparesDeps) {}
 
@@ -68,7 +71,11 @@ export class SparePool {
       try {
         const index = await this.deps.reindex();
         const fingerprint = this.deps.fingerprint();
-        const worker = await startSpare(this.deps.options(index));
+        const options = this.deps.options(index);
+        // Checked again once the gate gives the turn: a stop that came meanwhile starts nothing.
+        const start = () => (this.stopped || this.deps.stopping() ? Promise.resolve(null) : startSpare(options));
+        const worker = await (this.deps.gate ? this.deps.gate.run(start) : start());
+        if (worker === null) return;
         if (this.stopped || this.deps.stopping()) {
           await worker.discard();
           return;
@@ -93,8 +100,12 @@ export class SparePool {
     while (this.ready.length > 0 && found === null) {
       const spare = this.ready.shift()!;
       if (spare.worker.available && spare.skills === index.revision && spare.fingerprint === fingerprint) found = spare.worker;
-      else void spare.worker.discard();
+      else {
+        this.discarded += 1;
+        void spare.worker.discard();
+      }
     }
+    if (found) this.taken += 1;
     void this.fill();
     return found;
   }
@@ -106,25 +117,4 @@ export class SparePool {
     const all = this.ready.splice(0);
     await Promise.allSettled(all.map((s) => s.worker.discard()));
   }
-}
-
-/**
- * A fingerprint of the Python runtime on disk (every file's path, size and mtime): a spare that
- * imported an older runtime than the one a cold start would run is not current.
- */
-export function runtimeFingerprint(pythonDir: string): string {
-  const hash = createHash("sha256");
-  const walk = (dir: string) => {
-    for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
-      if (entry.name === "__pycache__") continue;
-      const path = join(dir, entry.name);
-      if (entry.isDirectory()) walk(path);
-      else if (entry.name.endsWith(".py")) {
-        const st = statSync(path);
-        hash.update(`${path}\0${st.size}\0${st.mtimeMs}\n`);
-      }
-    }
-  };
-  walk(join(pythonDir, "klbr"));
-  return hash.digest("hex");
 }

@@ -9,7 +9,9 @@ import type { HostLife } from "./lifecycle";
 import type { Notify } from "./notifier";
 import type { SkillsService } from "./skills-service";
 import { recordIncident } from "../store/incidents";
-import { runtimeFingerprint, SparePool } from "./spares";
+import { RuntimeFingerprint } from "./fingerprint";
+import { SparePool } from "./spares";
+import { StartGate } from "./start-gate";
 import { noteRuntimeVersion } from "./version-check";
 import { Workbench } from "./workbench";
 import type { WorkerLaunch } from "./worker-launch";
@@ -27,6 +29,8 @@ export interface WorkbenchesDeps {
   onHostReply(event: HostReplyEvent): void;
   /** Warm spares to keep (C19; default 0 here, `klbr serve` keeps 1). */
   spares?: number;
+  /** Workbench starts at once (default: two per core); more queue (see StartGate). */
+  startConcurrency?: number;
 }
 
 /**
@@ -42,16 +46,27 @@ export class Workbenches {
 
   /** Warm spares (C19): a generation starts on one when one is ready and current. */
   readonly spares: SparePool;
+  /** The runtime on disk, walked once and then again only after a change (a take walks nothing). */
+  readonly runtime: RuntimeFingerprint;
+  /** Every workbench start (cold, restart, spare) passes here: a burst of sessions queues, it does not storm. */
+  readonly starts: StartGate;
+  /** Workers started cold (not on a spare) since the host started. */
+  coldStarts = 0;
 
   constructor(private readonly deps: WorkbenchesDeps) {
     const settings = deps.launch.settings;
+    const runtime = (this.runtime = new RuntimeFingerprint(settings.pythonDir));
+    const gate = (this.starts = new StartGate(deps.startConcurrency));
+    // The sandbox settings are fixed for the host's life (they are the host's constructor options).
+    const sandbox = JSON.stringify(settings.sandbox.describe());
     this.spares = new SparePool({
       count: deps.spares ?? 0,
       stopping: () => deps.life.stopping,
       reindex: () => deps.skills.reindex(),
       options: (index) => this.spareOptions(index),
       // The runtime on disk and what every start shares (sandbox, flags): a spare must match both.
-      fingerprint: () => `${runtimeFingerprint(settings.pythonDir)} ${JSON.stringify(settings.sandbox.describe())}`,
+      fingerprint: () => `${runtime.value()} ${sandbox}`,
+      gate,
       onError: (error) => recordIncident(deps.db, "spare.start_failed", { error: error.message }, deps.now()),
     });
   }
@@ -138,7 +153,14 @@ export class Workbenches {
         recordIncident(this.deps.db, "spare.bind_failed", { session_id: sessionId, generation, error: (error as Error).message }, this.deps.now());
       }
     }
-    return startWorker(this.workerOptions(sessionId, generation, index));
+    const options = this.workerOptions(sessionId, generation, index);
+    return this.starts.run(() => {
+      // A start that waited for its turn while the host began to stop never spawns: a stop with
+      // hundreds of starts queued would otherwise start and shut down each one in turn.
+      this.deps.life.refuseWhenStopping(`workbench ${sessionId}`);
+      this.coldStarts += 1;
+      return startWorker(options);
+    });
   }
 
   /** How one workbench generation's worker is started: the command, its skills, sandbox, environment and graces. */

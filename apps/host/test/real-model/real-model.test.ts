@@ -130,7 +130,7 @@ describe.skipIf(install === null)("a real model behind llama.cpp's server", () =
     process.stderr.write(`real-model tool session: ${JSON.stringify(summary)}\n`);
   });
 
-  test("klbr chat in a pseudo-terminal: a typed line gets the model's reply on screen", async () => {
+  test("klbr chat in a pseudo-terminal: a typed line gets the model's reply on screen; Ctrl-C stops the turn; Ctrl-C twice leaves", async () => {
     const k = await klbrWithRoute(fence, "fence");
     const term = startInTerminal(k.argv(["chat"]), HOST_DIR);
     try {
@@ -145,9 +145,31 @@ describe.skipIf(install === null)("a real model behind llama.cpp's server", () =
       expect(firstLine.length).toBeGreaterThan(0);
       expect(term.screen().slice(mark)).toContain(firstLine);
 
-      // Ctrl-D on an empty line leaves.
-      term.type("\x04");
-      expect(await term.exit).toBe(0);
+      // Ctrl-C while the model is being asked stops the turn: the route call is abandoned (the
+      // proxy holds the request, so the moment is certain), the turn ends operator_interrupted and
+      // the prompt returns; the model's next request reads why its turn ended, and the server
+      // answers it.
+      const held = fence.proxy.holdNext();
+      const stopMark = term.screen().length;
+      term.type("Tell me about the sea.\r");
+      await held.arrived;
+      term.type("\x03");
+      await term.waitFor(/\[turn ended: operator_interrupted\]/, stopMark);
+      held.release();
+      const stopped = k.read((sqlite) => sqlite.prepare("SELECT status, error FROM model_requests ORDER BY started_at_ms DESC, id DESC LIMIT 1").get() as { status: string; error: string | null });
+      expect(stopped).toMatchObject({ status: "error", error: expect.stringContaining("OPERATOR_INTERRUPTED") });
+      const afterStop = fence.proxy.exchanges.length;
+      const againMark = term.screen().length;
+      term.type("Hello again.\r");
+      await term.waitFor(/\[turn ended: [a-z_]+\]/, againMark);
+      const next = chatExchanges(fence, afterStop)[0]!;
+      expect(next.status).toBe(200);
+      const messages = (JSON.parse(next.sent) as { messages: Array<{ role: string; content: string }> }).messages;
+      expect(messages.some((m) => m.role === "user" && /turn ended: operator_interrupted\]/.test(m.content))).toBe(true);
+
+      // Ctrl-C twice leaves, with status 130.
+      term.type("\x03\x03");
+      expect(await term.exit).toBe(130);
     } finally {
       term.kill();
     }

@@ -1,0 +1,145 @@
+// pnpm bench (apps/host): a new session's first `1+1` (issue 23, C19), through the control socket
+// of one `klbr serve`: on a warm spare (`--spare 1`, the default), on a cold start (`--spare 0`),
+// and, in the same run, Jupyter's cold kernel start to its first `1+1` (jupyter_client + ipykernel,
+// from KLBR_BENCH_JUPYTER_PYTHON or ~/.cache/klbr-jupyter/bin/python when present; otherwise the
+// comparison is against our own cold start only). Prints p50/p99 and the ratios. Asserts nothing.
+//
+// KLBR_BENCH_STARTS=15 (new sessions per mode).
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { ControlClient } from "../src/control/client";
+
+const HOST_DIR = fileURLToPath(new URL("..", import.meta.url));
+const BIN = process.env.KLBR_BENCH_BIN ?? join(HOST_DIR, "bin", "klbr.js");
+const STARTS = Number(process.env.KLBR_BENCH_STARTS ?? 15);
+const JUPYTER = process.env.KLBR_BENCH_JUPYTER_PYTHON ?? join(homedir(), ".cache", "klbr-jupyter", "bin", "python");
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+const percentile = (s: number[], p: number) => [...s].sort((a, b) => a - b)[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
+
+async function startDaemon(dataDir: string, args: string[]): Promise<ChildProcess> {
+  const daemon = spawn(process.execPath, [BIN, "--data-dir", dataDir, "serve", "--no-drive", ...args], { stdio: ["ignore", "ignore", "pipe"] });
+  let err = "";
+  await new Promise<void>((resolve, reject) => {
+    daemon.stderr!.on("data", (c: Buffer) => {
+      err += c.toString();
+      if (err.includes("serving")) resolve();
+    });
+    daemon.once("exit", (code) => reject(new Error(`klbr serve exited ${code}: ${err}`)));
+  });
+  return daemon;
+}
+
+/** CPU ticks of a process and its children so far (0 once gone). */
+function cpuTicks(pid: number): number {
+  let total = 0;
+  for (const p of [pid, ...childrenOf(pid)]) {
+    try {
+      const stat = readFileSync(`/proc/${p}/stat`, "utf8");
+      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      total += Number(f[11]) + Number(f[12]);
+    } catch {
+      // gone
+    }
+  }
+  return total;
+}
+
+function childrenOf(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+}
+
+/** Wait until a spare is up and done starting: its tree used no CPU over 3 looks 100 ms apart. */
+async function warmSpare(client: ControlClient): Promise<void> {
+  for (;;) {
+    const pool = ((await client.request({ op: "status" })) as { workbench_pool: { spare: { pids: number[] } } }).workbench_pool;
+    const pid = pool.spare.pids[0];
+    if (pid === undefined) {
+      await sleep(50);
+      continue;
+    }
+    let last = -1;
+    let still = 0;
+    while (still < 3) {
+      await sleep(100);
+      const now = cpuTicks(pid);
+      still = now === last ? still + 1 : 0;
+      last = now;
+    }
+    return;
+  }
+}
+
+async function firstCells(spare: boolean): Promise<number[]> {
+  const dataDir = mkdtempSync("/tmp/klbr-sp-");
+  const workspace = mkdtempSync("/tmp/klbr-spw-");
+  const daemon = await startDaemon(dataDir, ["-w", workspace, "--spare", spare ? "1" : "0"]);
+  const client = await ControlClient.connect(join(dataDir, "klbr.sock"));
+  const samples: number[] = [];
+  try {
+    for (let i = 0; i < STARTS; i++) {
+      if (spare) await warmSpare(client);
+      else await sleep(300);
+      const t = process.hrtime.bigint();
+      const report = (await client.request({ op: "exec", code: "1+1", session: `first-${i}` })) as { status: string; output: Array<{ text: string }> };
+      samples.push(Number(process.hrtime.bigint() - t) / 1e6);
+      if (report.status !== "ok" || report.output[0]?.text !== "2") throw new Error(`first cell: ${JSON.stringify(report)}`);
+    }
+  } finally {
+    client.close();
+    daemon.kill("SIGTERM");
+    await new Promise((r) => daemon.once("exit", r));
+    rmSync(dataDir, { recursive: true, force: true });
+    rmSync(workspace, { recursive: true, force: true });
+  }
+  return samples;
+}
+
+/** Jupyter's cold kernel start to its first `1+1`, STARTS times, in ms (null when not installed). */
+function jupyterStarts(): number[] | null {
+  if (!existsSync(JUPYTER)) return null;
+  const script = `
+import json, sys, time
+from jupyter_client.manager import KernelManager
+out = []
+for _ in range(${STARTS}):
+    t = time.perf_counter()
+    km = KernelManager(kernel_name="python3")
+    km.start_kernel()
+    kc = km.client()
+    kc.start_channels()
+    kc.wait_for_ready(timeout=120)
+    reply = kc.execute_interactive("1+1", timeout=120, output_hook=lambda m: None)
+    assert reply["content"]["status"] == "ok", reply
+    out.append((time.perf_counter() - t) * 1000)
+    kc.stop_channels()
+    km.shutdown_kernel(now=True)
+    time.sleep(0.3)
+print(json.dumps(out))
+`;
+  return JSON.parse(execFileSync(JUPYTER, ["-c", script], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"], timeout: 600_000 })) as number[];
+}
+
+const line = (label: string, s: number[]) => `${label.padEnd(40)} p50 ${percentile(s, 50).toFixed(1)} ms  p99 ${percentile(s, 99).toFixed(1)} ms  (n=${s.length})`;
+
+if (!existsSync(join(HOST_DIR, "dist", "cli.js"))) {
+  console.log("spare bench: skipped, run `pnpm build` first (the bin runs dist/)");
+} else {
+  const warm = await firstCells(true);
+  console.log(line("first 1+1, warm spare (--spare 1)", warm));
+  const cold = await firstCells(false);
+  console.log(line("first 1+1, cold start (--spare 0)", cold));
+  const jupyter = jupyterStarts();
+  if (jupyter) console.log(line("Jupyter cold kernel start + 1+1", jupyter));
+  else console.log(`Jupyter: not installed at ${JUPYTER} (set KLBR_BENCH_JUPYTER_PYTHON); compared against our cold start only`);
+  const base = jupyter ?? cold;
+  console.log(`warm spare p50 is ${(percentile(base, 50) / percentile(warm, 50)).toFixed(1)}x faster than ${jupyter ? "Jupyter's cold kernel start" : "our cold start"}; cold start ${(percentile(base, 50) / percentile(cold, 50)).toFixed(1)}x`);
+}
+

@@ -70,6 +70,26 @@ def test_byte_limit_cuts_on_a_character_boundary_and_counts_exactly():
     assert total == MAX_OUTPUT_TEXT_BYTES - 1
 
 
+def test_exactly_65536_bytes_are_kept_and_one_more_is_cut():
+    cap = OutputCapture()
+    cap.write("stdout", "x" * 65_535)
+    cap.write("stderr", "y")  # the 65,536th byte, in a record of its own
+    assert [b(r["text"]) for r in cap.records] == [65_535, 1]
+    assert cap.truncated_bytes == 0
+    cap.write("stdout", "z")  # one past
+    assert [b(r["text"]) for r in cap.records] == [65_535, 1]
+    assert cap.truncated_bytes == 1
+
+
+def test_exactly_256_records_are_kept_and_the_257th_is_dropped():
+    cap = OutputCapture()
+    for i in range(256):
+        cap.write("stdout" if i % 2 == 0 else "stderr", "r")
+    assert len(cap.records) == 256 and cap.truncated_bytes == 0
+    cap.write("stdout", "r")  # would be the 257th
+    assert len(cap.records) == 256 and cap.truncated_bytes == 1
+
+
 def test_a_write_that_fits_nothing_adds_no_empty_record():
     cap = OutputCapture(max_bytes=4)
     cap.write("stdout", "abc")

@@ -140,7 +140,7 @@ def test_the_129th_request_is_refused_without_being_sent():
 
     error, sent = run_in_cell(body)
     assert error.code == "limit_exceeded"
-    assert sent == MAX_REQUESTS_PER_CELL
+    assert sent == MAX_REQUESTS_PER_CELL == 128
 
 
 def test_an_accepted_wait_yields_and_refuses_later_requests_locally():
@@ -333,3 +333,40 @@ def test_every_named_method_sends_a_valid_wire_request(name):
     request = run_in_cell(body)
     assert request["method"] == METHODS[name][0]
     assert parse_host_request(request) == request
+
+
+# Each bounded parameter at its limit (sent) and one past it (refused here, nothing written).
+EDGES = [
+    ("runtime.wait seconds", "wait", {"seconds": 600}, {"seconds": 600.001}),
+    ("peer.result wait_ms", "peer_result", {"request_id": "r", "wait_ms": 600_000}, {"request_id": "r", "wait_ms": 600_001}),
+    ("local.send text", "send", {"text": "x" * 65_536}, {"text": "x" * 65_537}),
+    ("peer.send content", "peer_send", {"peer_id": "p", "request_id": "r", "content": "\u00e9" * 32_768}, {"peer_id": "p", "request_id": "r", "content": "\u00e9" * 32_768 + "x"}),
+    ("maintenance purpose", "maintenance_originate", {"purpose": "x" * 4096, "reason": "r"}, {"purpose": "x" * 4097, "reason": "r"}),
+    ("maintenance reason", "maintenance_originate", {"purpose": "p", "reason": "x" * 4096}, {"purpose": "p", "reason": "x" * 4097}),
+    ("orientation text", "orientation_stage", {"candidate_id": "c", "text": "x" * 65_536, "target": "t"}, {"candidate_id": "c", "text": "x" * 65_537, "target": "t"}),
+    ("evidence refs", "resolve", {"refs": [f"event:{i}" for i in range(1, 65)]}, {"refs": [f"event:{i}" for i in range(1, 66)]}),
+    ("run timeout_ms", "run", {"argv": ["ls"], "timeout_ms": 3_600_000}, {"argv": ["ls"], "timeout_ms": 3_600_001}),
+    ("run max_output_bytes", "run", {"argv": ["ls"], "max_output_bytes": 750_000}, {"argv": ["ls"], "max_output_bytes": 750_001}),
+    ("identifier", "peer_get", {"peer_id": "p" * 128}, {"peer_id": "p" * 129}),
+]
+
+
+@pytest.mark.parametrize("name, method, at, past", EDGES, ids=[e[0] for e in EDGES])
+def test_a_bounded_parameter_is_sent_at_its_limit_and_refused_one_past_it(name, method, at, past):
+    async def body(host, scope):
+        call = asyncio.create_task(getattr(host.runtime, method)(**at))
+        request = await host.next_request()
+        # An error reply, so no case (the wait included) changes the cell's scope.
+        host.reply(request, {"kind": "error", "code": "unavailable", "message": "edge test"})
+        with pytest.raises(HostError) as answered:
+            await call
+        with pytest.raises(HostError) as refused:
+            await getattr(host.runtime, method)(**past)
+        return request["request"], answered.value.code, refused.value, len(host.received), scope.requests
+
+    sent, answered, refused, written, counted = run_in_cell(body)
+    assert {k: sent[k] for k in at} == at, f"{name}: the request at the limit was not sent as given"
+    assert answered == "unavailable"
+    assert refused.code == "invalid_request", f"{name}: one past the limit was not refused locally: {refused}"
+    assert written == 1 and counted == 1, f"{name}: one past the limit was written or counted"
+

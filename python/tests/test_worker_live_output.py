@@ -219,6 +219,15 @@ def test_text_is_cut_on_character_boundaries_and_drops_are_counted(host):
     assert run.outputs[0]["text"] == "€" * (MAX_LIVE_OUTPUT_TEXT_BYTES // 3)
 
 
+def test_a_message_holds_exactly_16384_bytes_and_the_rest_is_sent_later_or_counted(host):
+    run = Run(host, "print('x' * 16_385)")
+    run.finish()
+    assert run.outputs[0]["text"] == "x" * 16_384
+    assert run.sent_bytes() + run.dropped() == 16_386
+    # What follows is the last "x" and the newline, each sent in a later message or dropped.
+    assert run.text()[16_384:] in ("", "x", "\n", "x\n")
+
+
 def test_a_200_mib_print_is_paced_bounded_and_counted(host):
     before = _peak_rss(host.proc.pid)
     run = Run(

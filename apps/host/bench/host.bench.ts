@@ -8,13 +8,10 @@ import { fileURLToPath } from "node:url";
 import { resolvePython, startWorker } from "@klbr/supervisor";
 import { defaultPythonDir } from "../src/paths";
 import { Host } from "../src/runtime/host";
+import { percentile } from "./figures";
 
 const HOST_DIR = fileURLToPath(new URL("..", import.meta.url));
 const BIN = join(HOST_DIR, "bin", "klbr.js");
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
 
 async function time(n: number, fn: () => Promise<unknown>): Promise<number[]> {
   for (let i = 0; i < Math.min(20, n); i++) await fn();

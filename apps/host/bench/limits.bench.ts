@@ -6,6 +6,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { MECHANISM_LABELS, parseLimits, prepareLimits, resolvePython, startWorker, type LimitsMechanism, type Worker } from "@klbr/supervisor";
 import { defaultPythonDir } from "../src/paths";
+import { percentile as pct, ratioLine } from "./figures";
 
 const pythonDir = defaultPythonDir();
 const python = resolvePython();
@@ -29,11 +30,7 @@ function start(limits: LimitsMechanism | undefined): Promise<Worker> {
   });
 }
 
-const pct = (v: number[], p: number) => [...v].sort((a, b) => a - b)[Math.min(v.length - 1, Math.floor((p / 100) * v.length))]!;
-const ms = (v: number) => `${v.toFixed(3)} ms`;
-function line(name: string, value: number, base: number, target?: string): void {
-  console.log(`${name.padEnd(44)} ${ms(value).padEnd(14)} no limits ${ms(base).padEnd(14)} x${(value / base).toFixed(2)}${target ? `  target ${target}` : ""}`);
-}
+const line = (name: string, value: number, base: number, target?: string) => ratioLine(name, value, base, { baseline: "no limits", width: 44, target });
 const label = (k: Kind) => (k === "cgroup" ? MECHANISM_LABELS[cgroup.kind] : k);
 
 const cold: Record<Kind, number[]> = { none: [], cgroup: [], rlimit: [] };

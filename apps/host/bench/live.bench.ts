@@ -6,10 +6,9 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { ControlClient } from "../src/control/client";
 import { serveControl } from "../src/control/server";
 import { Host } from "../src/runtime/host";
+import { ms, percentile as pct } from "./figures";
 
 const MiB = 1024 * 1024;
-const pct = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((p / 100) * values.length))]!;
-const ms = (v: number) => `${v.toFixed(3)} ms`;
 const peakRss = (pid: number) => Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) * 1024;
 const line = (name: string, value: string, note = "") => console.log(`${name.padEnd(46)} ${value.padEnd(24)} ${note}`);
 

@@ -7,6 +7,7 @@ import { resolvePython, startWorker, type Worker, type WorkerSandbox } from "@kl
 import { defaultPythonDir } from "../src/paths";
 import { Host } from "../src/runtime/host";
 import { HostSandbox } from "../src/sandbox/host-sandbox";
+import { ms, percentile as pct, ratioLine } from "./figures";
 
 const pythonDir = defaultPythonDir();
 const python = resolvePython();
@@ -34,11 +35,7 @@ function start(box: WorkerSandbox | undefined): Promise<Worker> {
   });
 }
 
-const pct = (v: number[], p: number) => [...v].sort((a, b) => a - b)[Math.min(v.length - 1, Math.floor((p / 100) * v.length))]!;
-const ms = (v: number) => `${v.toFixed(3)} ms`;
-function line(name: string, value: number, base: number, target?: string): void {
-  console.log(`${name.padEnd(40)} ${ms(value).padEnd(14)} unsandboxed ${ms(base).padEnd(14)} x${(value / base).toFixed(2)}${target ? `  target ${target}` : ""}`);
-}
+const line = (name: string, value: number, base: number, target?: string) => ratioLine(name, value, base, { baseline: "unsandboxed", width: 40, target });
 
 // Cold start: spawn to a ready worker (hello checked), then shut down; one of each per round.
 const cold = { plain: [] as number[], boxed: [] as number[] };

@@ -16,6 +16,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ControlClient } from "../src/control/client";
+import { percentile } from "./figures";
 
 const HOST_DIR = fileURLToPath(new URL("..", import.meta.url));
 // KLBR_BENCH_BIN: another build's bin (e.g. main's) to compare against, in the same run.
@@ -28,7 +29,6 @@ const BASELINE = process.env.KLBR_BENCH_BASELINE !== "0";
 const DRAIN_MS = 60_000;
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-const percentile = (s: number[], p: number) => (s.length === 0 ? NaN : s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!);
 
 /** One `key: N kB` line of a /proc file, in bytes (0 once the process is gone). */
 function procKb(pid: number, file: string, key: string): number {

@@ -8,10 +8,10 @@
 // Target: export on within 5% of export off.
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { performance } from "node:perf_hooks";
 import { startJaeger } from "../../../test-support/jaeger.ts";
 import { startScriptedServer } from "../../../test-support/scripted-server.ts";
 import { Host } from "../src/runtime/host";
+import { percentile, watchSteps } from "./figures";
 
 const ROUNDS = 3;
 const EXECS = 100;
@@ -21,8 +21,6 @@ const WARMUP = 10;
 const jaeger = await startJaeger();
 const on = { OTEL_EXPORTER_OTLP_ENDPOINT: jaeger.otlpHttp };
 
-const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
-const pct = (xs: number[], q: number) => sorted(xs)[Math.floor(q * (xs.length - 1))]!;
 
 async function withHost<T>(env: Record<string, string> | null, drive: boolean, body: (host: Host, server: Awaited<ReturnType<typeof startScriptedServer>> | null) => Promise<T>): Promise<T> {
   const dataDir = mkdtempSync("/tmp/klbr-tel-");
@@ -56,7 +54,7 @@ async function execs(env: Record<string, string> | null): Promise<number> {
       if (r.status !== "ok") throw new Error(`1+1: ${r.status}`);
       if (i >= WARMUP) times.push(performance.now() - t0);
     }
-    return pct(times, 0.5);
+    return percentile(times, 50);
   });
 }
 
@@ -65,21 +63,12 @@ async function steps(env: Record<string, string> | null): Promise<{ p50: number;
   return withHost(env, true, async (host, server) => {
     for (let i = 0; i < STEPS; i++) server!.push({ text: `step ${i}`, calls: [{ code: `x_${i} = ${i}` }] });
     server!.push({ text: "done" });
-    const requests: number[] = [];
-    const route: number[] = [];
-    const cell: number[] = [];
-    host.subscribe((n) => {
-      if (n.type !== "model") return;
-      if (n.phase === "request") requests.push(performance.now());
-      if (n.phase === "reply") route.push(n.route_ms as number);
-      if (n.phase === "result") cell.push(n.cell_ms as number);
-    });
+    const steps = watchSteps(host);
     await host.postInput("run the benchmark steps");
     await host.turns!.idle();
-    const overhead: number[] = [];
-    for (let i = WARMUP; i + 1 < requests.length && i < cell.length; i++) overhead.push(requests[i + 1]! - requests[i]! - route[i]! - cell[i]!);
+    const overhead = steps.overhead(WARMUP);
     const status = host.status() as { telemetry: { exported: number; dropped: number; pending: number } | null };
-    return { p50: pct(overhead, 0.5), spans: status.telemetry ? status.telemetry.exported + status.telemetry.pending + status.telemetry.dropped : 0 };
+    return { p50: percentile(overhead, 50), spans: status.telemetry ? status.telemetry.exported + status.telemetry.pending + status.telemetry.dropped : 0 };
   });
 }
 
@@ -98,7 +87,7 @@ try {
     }
   }
   const traced = await jaeger.traces("klbr");
-  const median = (xs: number[]) => pct(xs, 0.5);
+  const median = (xs: number[]) => percentile(xs, 50);
   const ratio = (a: number[], b: number[]) => median(a) / median(b);
   console.log(`## telemetry (C18): export on (OTLP/HTTP to a live Jaeger on loopback) vs off, ${ROUNDS} alternating rounds, medians of each round's p50`);
   console.log(`1+1 through the host:        off ${median(results.execOff).toFixed(3)} ms  on ${median(results.execOn).toFixed(3)} ms  ratio on/off ${ratio(results.execOn, results.execOff).toFixed(3)}  (target <= 1.05)`);

@@ -1,57 +1,29 @@
 // `klbr route add` + `klbr chat` against the scripted server, end to end through the real CLI:
 // embedded, through a daemon that drives the session, and a daemon killed mid-cell (kill -9)
 // whose successor resumes from the log without running the cell again.
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { startScriptedServer, type ScriptedServer } from "../../../test-support/scripted-server.ts";
+import { klbrRun, type Run } from "./cli-run";
 import { tempDir } from "./helpers";
-import { CLI, HOST_DIR } from "./cli-run";
-
+import { spawnServe, stopDaemon } from "./processes";
 
 let dataDir: string;
 let workspace: string;
 let server: ScriptedServer;
 const daemons: ChildProcess[] = [];
 
-function klbr(args: string[], input = "", env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(CLI[0]!, [...CLI.slice(1), "--data-dir", dataDir, "--workspace", workspace, ...args], { cwd: HOST_DIR, stdio: ["pipe", "pipe", "pipe"], env: { ...process.env, ...env } });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (c) => (stdout += c));
-    child.stderr.on("data", (c) => (stderr += c));
-    child.stdin.end(input);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
+function klbr(args: string[], input = "", env: NodeJS.ProcessEnv = {}): Promise<Run> {
+  return klbrRun(["--data-dir", dataDir, "--workspace", workspace, ...args], { input, env: { ...process.env, ...env } });
 }
 
 async function serve(): Promise<{ child: ChildProcess; stderr: () => string }> {
-  const child = spawn(CLI[0]!, [...CLI.slice(1), "--data-dir", dataDir, "--workspace", workspace, "serve"], { cwd: HOST_DIR, stdio: ["ignore", "ignore", "pipe"] });
-  daemons.push(child);
-  let stderr = "";
-  child.stderr!.on("data", (c) => (stderr += c));
-  await new Promise<void>((resolve, reject) => {
-    const poll = setInterval(() => {
-      if (stderr.includes("klbr: serving")) {
-        clearInterval(poll);
-        resolve();
-      } else if (child.exitCode !== null) {
-        clearInterval(poll);
-        reject(new Error(`serve did not start: ${stderr}`));
-      }
-    }, 50);
-  });
-  return { child, stderr: () => stderr };
-}
-
-function stop(child: ChildProcess, signal: NodeJS.Signals = "SIGTERM"): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    child.once("exit", () => resolve());
-    child.kill(signal);
-  });
+  const daemon = spawnServe(["--data-dir", dataDir, "--workspace", workspace, "serve"]);
+  daemons.push(daemon.child);
+  await daemon.ready;
+  return daemon;
 }
 
 beforeAll(async () => {
@@ -62,7 +34,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const d of daemons) await stop(d);
+  for (const d of daemons) await stopDaemon(d);
   await server.close();
   rmSync(dataDir, { recursive: true, force: true });
   rmSync(workspace, { recursive: true, force: true });
@@ -103,7 +75,7 @@ describe("klbr route + klbr chat", { timeout: 120_000 }, () => {
     expect(r.stdout).toContain("[to operator] a note for the operator\n");
     expect(r.stdout).toContain("Sent you a note.\n");
     expect((await klbr(["status"])).stdout).toContain("model      sessions driven by route scripted (chat, scripted-1)\n");
-    await stop(daemon.child);
+    await stopDaemon(daemon.child);
   });
 
   test("a daemon killed mid-cell: the next one resumes from the log, tells the model, and runs nothing twice", async () => {
@@ -113,7 +85,7 @@ describe("klbr route + klbr chat", { timeout: 120_000 }, () => {
     const before = server.requests.length;
     expect((await klbr(["say", "run the long job"])).code).toBe(0);
     while (!existsSync(marker)) await new Promise((r) => setTimeout(r, 50));
-    await stop(daemon.child, "SIGKILL");
+    await stopDaemon(daemon.child, "SIGKILL");
     server.push({ text: "The job was interrupted by a restart." });
     const next = await serve();
     const deadline = Date.now() + 30_000;
@@ -121,7 +93,7 @@ describe("klbr route + klbr chat", { timeout: 120_000 }, () => {
     const resumed = JSON.parse(server.requests[before + 1]!.body) as { messages: Array<{ role: string; content: string }> };
     expect(resumed.messages.at(-1)).toMatchObject({ role: "tool", content: expect.stringContaining("[status: interrupted (host_restart)]") });
     expect(readFileSync(marker, "utf8")).toBe("run\n");
-    await stop(next.child);
+    await stopDaemon(next.child);
   });
 
   test("a route whose key variable is unset: a clear error at start", async () => {

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { ControlClient } from "../src/control/client";
 import { CLI, HOST_DIR, klbrRun, klbrShell, type Run } from "./cli-run";
 import { tempDir } from "./helpers";
-import { stopDaemon } from "./processes";
+import { spawnServe, stopDaemon } from "./processes";
 
 let dataDir: string;
 let workspace: string;
@@ -18,21 +18,9 @@ let gates = 0;
 const common = () => ["--data-dir", dataDir, "--workspace", workspace];
 
 async function serve(extra: string[] = []): Promise<ChildProcess> {
-  const child = spawn(CLI[0]!, [...CLI.slice(1), ...common(), "serve", ...extra], { cwd: HOST_DIR, stdio: ["ignore", "ignore", "pipe"] });
-  let stderr = "";
-  child.stderr!.on("data", (c) => (stderr += c));
-  await new Promise<void>((resolve, reject) => {
-    const poll = setInterval(() => {
-      if (stderr.includes("klbr: serving")) {
-        clearInterval(poll);
-        resolve();
-      } else if (child.exitCode !== null) {
-        clearInterval(poll);
-        reject(new Error(`serve did not start: ${stderr}`));
-      }
-    }, 50);
-  });
-  return child;
+  const daemon = spawnServe([...common(), "serve", ...extra]);
+  await daemon.ready;
+  return daemon.child;
 }
 
 /** Start a klbr command; `lines` fills with its stdout as it arrives. */

@@ -46,3 +46,30 @@ export async function startTestHost(options: Partial<HostOptions> = {}): Promise
 export function resultOf(report: { output: Array<{ stream: string; text: string }> }): string | undefined {
   return report.output.find((o) => o.stream === "result")?.text;
 }
+
+/**
+ * Run `code` in a session's workbench; its last line is an awaitable expression whose value comes
+ * back parsed from JSON, or the host error it raised as {"error": code, "message": ...}.
+ */
+export async function callInCell(host: Host, session: string, code: string): Promise<any> {
+  const lines = code.trim().split("\n");
+  const last = lines.pop()!;
+  const cell = [
+    "import json as _json",
+    ...lines,
+    "try:",
+    `    _v = ${last}`,
+    "except Exception as _e:",
+    "    _v = {'error': getattr(_e, 'code', type(_e).__name__), 'message': str(_e)}",
+    "print(_json.dumps(_v))",
+  ].join("\n");
+  const report = await host.execute(cell, session);
+  if (report.status !== "ok") throw new Error(`cell in ${session} ended ${report.status}: ${report.error ?? JSON.stringify(report.failure)}`);
+  const out = report.output.filter((o) => o.stream === "stdout").map((o) => o.text).join("");
+  return JSON.parse(out.trim().split("\n").at(-1)!);
+}
+
+/** Resolve once `check` holds, polling the host's own state (no wall-clock margin to outlast). */
+export async function until(check: () => boolean): Promise<void> {
+  while (!check()) await new Promise((r) => setTimeout(r, 5));
+}

@@ -263,6 +263,15 @@ describe("workspace", () => {
     const r = await cell("o = await runtime.run(['sh', '-c', 'head -c 5000 /dev/zero | tr \"\\\\0\" a'], max_output_bytes=1000)\n(len(o['stdout']), o['truncated_bytes'])");
     expect(resultOf(r)).toBe("(1000, 4000)");
   });
+
+  test("max_output_bytes at its edge: exactly N bytes are kept whole, N + 1 cut by one; the default N is 750,000 (C8)", async () => {
+    const run = (bytes: number, max?: number) =>
+      `o = await runtime.run(['sh', '-c', 'head -c ${bytes} /dev/zero | tr "\\\\0" a']${max === undefined ? "" : `, max_output_bytes=${max}`})\n(len(o['stdout']), o['truncated_bytes'])`;
+    expect(resultOf(await cell(run(1000, 1000)))).toBe("(1000, 0)");
+    expect(resultOf(await cell(run(1001, 1000)))).toBe("(1000, 1)");
+    expect(resultOf(await cell(run(750_000)))).toBe("(750000, 0)");
+    expect(resultOf(await cell(run(750_001)))).toBe("(750000, 1)");
+  });
 });
 
 describe("evidence.resolve", () => {

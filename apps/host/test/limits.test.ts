@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { lastKernelReset } from "../src/store/kernel";
 import { getExecution } from "../src/store/executions";
 import type { Host } from "../src/runtime/host";
+import { CPU_SPIN, forkBomb, MEMORY_BOMB } from "../../../test-support/limits.ts";
 import { resultOf, startTestHost, tempDir } from "./helpers";
 import { bwrapAvailable, klbr } from "./sandbox-support";
 
@@ -50,7 +51,7 @@ describe("a host with memory=96MiB,cpu=30s,procs=48,file=1MiB", () => {
     // The other session's cell runs across the bomb: it finishes only when the test opens the gate.
     const other = host.execute(`import os, time\nwhile not os.path.exists(${JSON.stringify(gate)}): time.sleep(0.01)\n'other done'`, "other");
     const hostRss = process.memoryUsage().rss;
-    const bomb = await host.execute("b = []\nwhile True:\n    b.append(bytearray(1 << 20))");
+    const bomb = await host.execute(MEMORY_BOMB);
     expect(bomb.status).toBe("failed");
     expect(bomb.error).toMatch(/^memory_limit: .*96MiB.*the namespace is gone/);
     expect(bomb.failure).toMatchObject({ reason: "memory_limit" });
@@ -67,22 +68,7 @@ describe("a host with memory=96MiB,cpu=30s,procs=48,file=1MiB", () => {
   });
 
   test("a fork bomb of 10,000 stops at procs; the cell survives the refusal and the namespace is kept", async () => {
-    const code = [
-      "import os, time",
-      "n, refused = 0, None",
-      "for i in range(10000):",
-      "    try:",
-      "        pid = os.fork()",
-      "    except OSError as e:",
-      "        refused = e.errno",
-      "        break",
-      "    if pid == 0:",
-      "        time.sleep(60); os._exit(0)",
-      "    n += 1",
-      "kept = 1",
-      "(n < 48, refused)",
-    ].join("\n");
-    const report = await host.execute(code);
+    const report = await host.execute(`${forkBomb()}\nkept = 1\n(n < 48, refused)`);
     expect(report.status).toBe("ok");
     expect(resultOf(report)).toBe("(True, 11)");
     expect(resultOf(await host.execute("kept"))).toBe("1");
@@ -128,7 +114,7 @@ describe("the rlimit mechanism, forced", () => {
     const { host, close } = await startTestHost({ limits: ["cpu=1s"], limitsMechanism: "rlimit" });
     try {
       expect((host.status() as { limits: { mechanism: string; detail: string } }).limits).toMatchObject({ mechanism: "rlimit", detail: expect.stringMatching(/each process's CPU time/) });
-      const spin = await host.execute("while True:\n    pass");
+      const spin = await host.execute(CPU_SPIN);
       expect(spin.status).toBe("failed");
       expect(spin.failure).toMatchObject({ reason: "cpu_limit" });
       expect(lastKernelReset(host.db, "root")).toMatchObject({ reason: "cpu_limit" });
@@ -142,7 +128,7 @@ describe("klbr exec", () => {
   test("a cell ended by a limit is printed with the limit and exits 70 (KLBR_LIMITS, an embedded host)", async () => {
     const dataDir = tempDir();
     const workspace = tempDir("klbr-w-");
-    const result = await klbr(["exec", "-d", dataDir, "-w", workspace, "b = []\nwhile True:\n    b.append(bytearray(1 << 20))"], { ...process.env, KLBR_LIMITS: "memory=64MiB" });
+    const result = await klbr(["exec", "-d", dataDir, "-w", workspace, MEMORY_BOMB], { ...process.env, KLBR_LIMITS: "memory=64MiB" });
     expect(result.code).toBe(70);
     expect(result.stderr).toMatch(/memory_limit: the tree reached the memory limit \(64MiB\).*the namespace is gone/);
   }, 60_000); // a CLI process from source (tsx) plus an embedded host: slow on a loaded machine

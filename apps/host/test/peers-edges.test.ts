@@ -1,39 +1,26 @@
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { Host } from "../src/runtime/host";
-import { startTestHost } from "./helpers";
+import { callInCell, startTestHost, until } from "./helpers";
 
 // Edges of peer.send idempotency and the C13 peer slot count that the broader peers suite
 // tests away from the edge (issue 25 item 1 survivors).
 
 let host: Host;
+let workspace: string;
 let close: () => Promise<void>;
 
 beforeAll(async () => {
-  ({ host, close } = await startTestHost());
+  ({ host, workspace, close } = await startTestHost());
 });
 afterAll(async () => close());
 
-/** Run `code` in a session; the last line's awaited value as JSON, or {"error": code}. */
-async function call(session: string, code: string): Promise<any> {
-  const lines = code.trim().split("\n");
-  const last = lines.pop()!;
-  const cell = [
-    "import json as _json",
-    ...lines,
-    "try:",
-    `    _v = ${last}`,
-    "except Exception as _e:",
-    "    _v = {'error': getattr(_e, 'code', type(_e).__name__), 'message': str(_e)}",
-    "print(_json.dumps(_v))",
-  ].join("\n");
-  const report = await host.execute(cell, session);
-  if (report.status !== "ok") throw new Error(`cell in ${session} ended ${report.status}: ${report.error ?? JSON.stringify(report.failure)}`);
-  const out = report.output.filter((o) => o.stream === "stdout").map((o) => o.text).join("");
-  return JSON.parse(out.trim().split("\n").at(-1)!);
-}
+const call = (session: string, code: string): Promise<any> => callInCell(host, session, code);
 
 const py = (v: unknown) => JSON.stringify(v);
 type PeerStatus = { peer_id: string; session_id: string; status: string };
+const peers = () => (host.status() as { peers: PeerStatus[] }).peers;
 const openPeer = (): Promise<PeerStatus> => call("root", "await runtime.peer_open('independent')");
 
 describe("peer edges", () => {
@@ -45,5 +32,27 @@ describe("peer edges", () => {
     expect(other, "a repeat to another recipient must not be taken as the same send").toMatchObject({ error: "conflict" });
     expect(other.message).toContain(a.peer_id);
     for (const p of [a, b]) await call("root", `await runtime.peer_stop(${py(p.peer_id)}, drain=False)`);
+  });
+
+  test("with 8 peers holding slots, one of them stopping, a 9th peer.open is limit_exceeded", async () => {
+    const live = () => peers().filter((p) => p.status !== "stopped").length;
+    const opened: PeerStatus[] = [];
+    while (live() < 8) opened.push(await openPeer());
+    // Put one into `stopping`: a drain stop while its cell waits on a gate file.
+    const draining = opened[0]!;
+    const gate = join(workspace, "edge-drain-gate");
+    const running = host.execute(`import os, asyncio\nwhile not os.path.exists(${py(gate)}):\n    await asyncio.sleep(0.01)\n'done'`, draining.session_id);
+    await until(() => (host.status() as { sessions: Array<{ session_id: string; running: string | null }> }).sessions.some((s) => s.session_id === draining.session_id && s.running !== null));
+    expect(await call("root", `await runtime.peer_stop(${py(draining.peer_id)}, drain=True)`)).toEqual({ peer_id: draining.peer_id, status: "stopping" });
+    expect(peers().filter((p) => p.status === "stopping").map((p) => p.peer_id)).toEqual([draining.peer_id]);
+    expect(live()).toBe(8);
+    const ninth = await call("root", "await runtime.peer_open('independent')");
+    expect(ninth, "a stopping peer still holds its slot (C13)").toMatchObject({ error: "limit_exceeded" });
+    writeFileSync(gate, "");
+    expect(await running).toMatchObject({ status: "ok" });
+    await until(() => peers().find((p) => p.peer_id === draining.peer_id)?.status === "stopped");
+    const tenth = await openPeer();
+    expect(tenth.status).toBe("open");
+    for (const p of [...opened.slice(1), tenth]) await call("root", `await runtime.peer_stop(${py(p.peer_id)}, drain=False)`);
   });
 });

@@ -7,7 +7,7 @@ import type { Notification } from "../src/requests/context";
 import type { Host } from "../src/runtime/host";
 import { headerChain } from "../src/store/headers";
 import { openPeerRequests } from "../src/store/peer-requests";
-import { startTestHost } from "./helpers";
+import { callInCell, startTestHost, until } from "./helpers";
 
 let host: Host;
 let workspace: string;
@@ -20,32 +20,7 @@ beforeAll(async () => {
 });
 afterAll(async () => close());
 
-/**
- * Run `code` in a session's workbench; its last line is an awaitable expression whose value is
- * printed as JSON, or the host error it raised as {"error": code}.
- */
-async function call(session: string, code: string): Promise<any> {
-  const lines = code.trim().split("\n");
-  const last = lines.pop()!;
-  const cell = [
-    "import json as _json",
-    ...lines,
-    "try:",
-    `    _v = ${last}`,
-    "except Exception as _e:",
-    "    _v = {'error': getattr(_e, 'code', type(_e).__name__), 'message': str(_e)}",
-    "print(_json.dumps(_v))",
-  ].join("\n");
-  const report = await host.execute(cell, session);
-  if (report.status !== "ok") throw new Error(`cell in ${session} ended ${report.status}: ${report.error ?? JSON.stringify(report.failure)}`);
-  const out = report.output.filter((o) => o.stream === "stdout").map((o) => o.text).join("");
-  return JSON.parse(out.trim().split("\n").at(-1)!);
-}
-
-/** Resolve once `check` holds, polling the host's own state (no wall-clock margin to outlast). */
-async function until(check: () => boolean): Promise<void> {
-  while (!check()) await new Promise((r) => setTimeout(r, 5));
-}
+const call = (session: string, code: string): Promise<any> => callInCell(host, session, code);
 
 const py = (v: unknown) => JSON.stringify(v);
 
@@ -221,8 +196,9 @@ describe("limits", () => {
     expect(host.db.select().from(peerRequests).all().filter((r) => ["l1", "l2"].includes(r.requestId))).toEqual([]);
     expect(await call("root", "await runtime.peer_result('l3', wait_ms=600001)")).toMatchObject({ error: "invalid_request" });
     expect(await call("root", "await runtime.peer_result('l3', wait_ms=1)")).toMatchObject({ status: "pending" });
-    expect(await call(opened.session_id, "await runtime.peer_submit_result('l3', {'x': 'y' * 262200})")).toMatchObject({ error: "invalid_request" });
-    // 262,144 bytes encoded exactly: {"x":"yyy..."} is 8 bytes around the string.
+    // One byte past 262,144 encoded: {"x":"yyy..."} is 8 bytes around the string.
+    expect(await call(opened.session_id, "await runtime.peer_submit_result('l3', {'x': 'y' * (262144 - 7)})")).toMatchObject({ error: "invalid_request", message: expect.stringContaining("got 262145") });
+    // Exactly 262,144 bytes encoded.
     expect(await call(opened.session_id, "await runtime.peer_submit_result('l3', {'x': 'y' * (262144 - 8)})")).toEqual({ request_id: "l3", status: "answered" });
     expect(await call("root", "await runtime.peer_open('independent', evidence=['event:999999'])")).toMatchObject({ error: "invalid_request", message: expect.stringContaining("event:999999") });
     expect(await call("root", `await runtime.peer_send(${p}, 'l4', 'x', evidence=[7])`)).toMatchObject({ error: "invalid_request" });

@@ -1,14 +1,14 @@
 // C18 through the real CLI: `klbr serve` says where traces go, `klbr status` counts what was
 // exported and dropped, and a daemon whose collector is down works as ever with one warning line.
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeEach, describe, expect, test } from "vitest";
 import { freePort, startTestJaeger } from "../../../test-support/jaeger.ts";
 import { startScriptedServer, type ScriptedServer } from "../../../test-support/scripted-server.ts";
 import { tempDir } from "./helpers";
-import { stopDaemon } from "./processes";
-import { CLI, HOST_DIR } from "./cli-run";
+import { spawnServe, stopDaemon } from "./processes";
+import { klbrRun, type Run } from "./cli-run";
 
 const { jaeger, skip } = await startTestJaeger();
 if (skip) console.warn(skip);
@@ -37,36 +37,17 @@ afterEach(async () => {
 // Without the host's own OTEL_* (the test process's environment must not decide what is tested).
 const cleanEnv = () => Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("OTEL_")));
 
-function klbr(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(CLI[0]!, [...CLI.slice(1), "--data-dir", dataDir, "--workspace", workspace, ...args], { cwd: HOST_DIR, stdio: ["ignore", "pipe", "pipe"], env: cleanEnv() });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (c) => (stdout += c));
-    child.stderr.on("data", (c) => (stderr += c));
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
+function klbr(args: string[]): Promise<Run> {
+  return klbrRun(["--data-dir", dataDir, "--workspace", workspace, ...args], { env: cleanEnv() });
 }
 
 async function serve(env: Record<string, string>): Promise<{ stderr: () => string }> {
   writeFileSync(join(dataDir, "routes.json"), JSON.stringify({ default: "scripted", routes: [{ name: "scripted", api: "chat", base_url: `${server.url}/v1`, model: "scripted-1", api_key_env: null, context_tokens: 200_000 }] }));
-  const child = spawn(CLI[0]!, [...CLI.slice(1), "--data-dir", dataDir, "--workspace", workspace, "serve"], { cwd: HOST_DIR, stdio: ["ignore", "ignore", "pipe"], env: { ...cleanEnv(), ...env } });
-  daemon = child;
-  let stderr = "";
-  child.stderr!.on("data", (c) => (stderr += c));
-  await new Promise<void>((resolve, reject) => {
-    const poll = setInterval(() => {
-      // The line after "serving": where traces go.
-      if (stderr.includes("klbr: telemetry:")) {
-        clearInterval(poll);
-        resolve();
-      } else if (child.exitCode !== null) {
-        clearInterval(poll);
-        reject(new Error(`serve did not start: ${stderr}`));
-      }
-    }, 50);
-  });
-  return { stderr: () => stderr };
+  // Ready at the line after "serving": where traces go.
+  const started = spawnServe(["--data-dir", dataDir, "--workspace", workspace, "serve"], { env: { ...cleanEnv(), ...env }, readyLine: "klbr: telemetry:" });
+  daemon = started.child;
+  await started.ready;
+  return { stderr: started.stderr };
 }
 
 type Counts = { endpoint: string; exported: number; dropped: number; pending: number };

@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync, mkdirSync } f
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { CPU_SPIN, forkBomb, MEMORY_BOMB } from "../../../test-support/limits.ts";
 import { guardArgv, readGuardStatus, resolvePython, type GuardStatus } from "../src/index.js";
 import {
   cpuVerdict,
@@ -82,23 +83,6 @@ async function runUnder(m: LimitsMechanism, argv: string[]): Promise<Run> {
 
 const py = (code: string) => [python, "-c", code];
 
-const MEMORY_BOMB = "b = []\nwhile True:\n    b.append(bytearray(1 << 20))";
-const FORK_BOMB = (onRefusal: string) =>
-  [
-    "import os, time",
-    "n = 0",
-    "for i in range(10000):",
-    "    try:",
-    "        pid = os.fork()",
-    "    except OSError as e:",
-    `        print(n, e.errno, flush=True); ${onRefusal}`,
-    "    if pid == 0:",
-    "        time.sleep(60); os._exit(0)",
-    "    n += 1",
-    "else:",
-    "    print(n, 'no refusal', flush=True)",
-  ].join("\n");
-const CPU_SPIN = "while True:\n    pass";
 const BIG_WRITE = (path: string) =>
   [
     "import errno",
@@ -127,14 +111,14 @@ describe("cgroup v1 on this machine: memory, procs and cpu of the command's tree
 
   it("a fork bomb of 10,000 stops at procs; a bomb that survives the refusal is no limit end", async () => {
     const m = mechanism("procs=32", "cgroup1");
-    const survived = await runUnder(m, py(FORK_BOMB("break")));
+    const survived = await runUnder(m, py(forkBomb("print(n, e.errno, flush=True); break")));
     const [forked, errno] = survived.stdout.trim().split(" ");
     expect(Number(forked)).toBeLessThan(32);
     expect(Number(forked)).toBeGreaterThan(10);
     expect(errno).toBe("11"); // EAGAIN
     expect(survived.exit).toEqual({ code: 0, signal: null });
     expect(survived.verdict).toBeUndefined();
-    const died = await runUnder(m, py(FORK_BOMB("raise SystemExit(3)")));
+    const died = await runUnder(m, py(forkBomb("print(n, e.errno, flush=True); raise SystemExit(3)")));
     expect(died.exit.code).toBe(3);
     expect(died.verdict).toMatchObject({ reason: "procs_limit" });
   });

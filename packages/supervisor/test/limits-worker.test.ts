@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { parseLimits, prepareLimits, type LimitsMechanism } from "../src/index.js";
+import { CPU_SPIN, forkBomb, MEMORY_BOMB } from "../../../test-support/limits.ts";
 import { startPython } from "./helpers.js";
 
 // startWorker with `limits`: the generation's group (or rlimits) applies to the real Python worker,
@@ -30,7 +31,7 @@ describe("a workbench under limits (cgroup v1 here)", () => {
       expect(big).toMatchObject({ kind: "cell", status: "error" });
       expect((big as { error: string }).error).toMatch(/File too large/);
       expect(await worker.execute("len(x)")).toMatchObject({ status: "ok", output: [{ stream: "result", text: String(32 * MiB) }] });
-      const bomb = await worker.execute("b = []\nwhile True:\n    b.append(bytearray(1 << 20))");
+      const bomb = await worker.execute(MEMORY_BOMB);
       expect(bomb).toMatchObject({ kind: "failed", source: "host", reason: "memory_limit" });
       expect((bomb as { error: string }).error).toMatch(/^memory_limit: .*96MiB.*the namespace is gone/);
       expect(bomb.usage!.peakRssBytes).toBeLessThanOrEqual(96 * MiB);
@@ -44,21 +45,7 @@ describe("a workbench under limits (cgroup v1 here)", () => {
   it("a fork bomb of 10,000 stops at procs and the cell goes on: an ordinary result", async () => {
     const worker = await startPython({ limits: limits("procs=24") });
     try {
-      const code = [
-        "import os, time",
-        "n = 0",
-        "for i in range(10000):",
-        "    try:",
-        "        pid = os.fork()",
-        "    except OSError as e:",
-        "        refused = e.errno",
-        "        break",
-        "    if pid == 0:",
-        "        time.sleep(60); os._exit(0)",
-        "    n += 1",
-        "(n < 24, refused)",
-      ].join("\n");
-      const done = await worker.execute(code);
+      const done = await worker.execute(`${forkBomb()}\n(n < 24, refused)`);
       expect(done).toMatchObject({ kind: "cell", status: "ok", output: [{ stream: "result", text: "(True, 11)" }] });
       expect(await worker.execute("1+1")).toMatchObject({ status: "ok", output: [{ text: "2" }] });
     } finally {
@@ -69,7 +56,7 @@ describe("a workbench under limits (cgroup v1 here)", () => {
   it("a CPU spin ends the generation at the cpu limit: cpu_limit", async () => {
     const worker = await startPython({ limits: limits("cpu=1s") });
     try {
-      const spin = await worker.execute("while True:\n    pass");
+      const spin = await worker.execute(CPU_SPIN);
       expect(spin).toMatchObject({ kind: "failed", source: "host", reason: "cpu_limit" });
       // The limit is the generation's: its start-up counts too, so the cell itself used a bit less.
       const used = Number(/the tree used (\d+) ms/.exec((spin as { error: string }).error)![1]);
@@ -97,7 +84,7 @@ describe("a workbench under forced rlimits", () => {
 
   it("a CPU spin dies of SIGXCPU: cpu_limit", async () => {
     const worker = await startPython({ limits: limits("cpu=1s", "rlimit") });
-    const spin = await worker.execute("while True:\n    pass");
+    const spin = await worker.execute(CPU_SPIN);
     expect(spin).toMatchObject({ kind: "failed", reason: "cpu_limit" });
     await worker.exited;
   }, 120_000);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MAX_IDLE_TIMEOUT_MS, parseIdleTimeout, parseSpares } from "./pool-options";
+import { MAX_IDLE_TIMEOUT_MS, parseIdleTimeout, parseMaxCells, parseSpares } from "./pool-options";
 
 describe("--idle-timeout", () => {
   it("reads ms, s, m and h, and off", () => {
@@ -25,5 +25,16 @@ describe("--spare", () => {
     expect(parseSpares("1")).toBe(1);
     expect(parseSpares("64")).toBe(64);
     for (const bad of ["65", "-1", "1.5", "one", ""]) expect(() => parseSpares(bad)).toThrow(expect.objectContaining({ code: "CLI_USAGE" }));
+  });
+});
+
+describe("--max-cells-per-turn", () => {
+  it("takes 1 to 1000 and refuses 0, 1001, negatives and fractions, naming the value", () => {
+    expect(parseMaxCells("1")).toBe(1);
+    expect(parseMaxCells("50")).toBe(50);
+    expect(parseMaxCells("1000")).toBe(1000);
+    for (const bad of ["0", "1001", "-1", "1.5", "fifty", ""]) {
+      expect(() => parseMaxCells(bad)).toThrow(expect.objectContaining({ code: "CLI_USAGE", message: `--max-cells-per-turn needs a whole number from 1 to 1000, got ${JSON.stringify(bad)}` }));
+    }
   });
 });

@@ -6,6 +6,15 @@ const UNIT_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_0
 export const MAX_IDLE_TIMEOUT_MS = 7 * 86_400_000;
 /** The most warm spares a host keeps (each is a live worker, ~30 MiB). */
 export const MAX_SPARES = 64;
+/** The most cells one model turn may be allowed (C10's max_cells_per_turn; its default is 50). */
+export const MAX_CELLS_PER_TURN_OPTION = 1000;
+
+/** A whole number written in digits, from `min` to `max`, or CLI_USAGE naming the option and the value. */
+function wholeNumber(option: string, value: string, min: number, max: number): number {
+  const n = /^\d+$/.test(value) ? Number(value) : Number.NaN;
+  if (!Number.isSafeInteger(n) || n < min || n > max) throw new HostError("CLI_USAGE", `${option} needs a whole number from ${min} to ${max}, got ${JSON.stringify(value)}`);
+  return n;
+}
 
 /** `--idle-timeout DURATION` (C19): `500ms`, `30s`, `5m`, `2h`, or `off`; undefined when off. */
 export function parseIdleTimeout(value: string): number | undefined {
@@ -20,7 +29,10 @@ export function parseIdleTimeout(value: string): number | undefined {
 
 /** `--spare N` (C19): warm spare workbenches to keep, 0 (off) to 64. */
 export function parseSpares(value: string): number {
-  const n = /^\d+$/.test(value) ? Number(value) : Number.NaN;
-  if (!Number.isSafeInteger(n) || n > MAX_SPARES) throw new HostError("CLI_USAGE", `--spare needs a whole number from 0 to ${MAX_SPARES}, got ${JSON.stringify(value)}`);
-  return n;
+  return wholeNumber("--spare", value, 0, MAX_SPARES);
+}
+
+/** `--max-cells-per-turn N` (C10, default 50): 1 to 1000 cells before a turn ends in a wait. */
+export function parseMaxCells(value: string): number {
+  return wholeNumber("--max-cells-per-turn", value, 1, MAX_CELLS_PER_TURN_OPTION);
 }

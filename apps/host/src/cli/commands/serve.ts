@@ -1,10 +1,9 @@
 import type { Command } from "commander";
 import { stopLatch } from "../../early-stop";
-import { HostError } from "../../errors";
 import { optionsOf, run, type CommonOptions } from "../command";
 import { limitSettings } from "../../limits/settings";
 import { sandboxSettings } from "../../sandbox/settings";
-import { parseIdleTimeout, parseSpares } from "../pool-options";
+import { parseIdleTimeout, parseMaxCells, parseSpares } from "../pool-options";
 import { checkKlbrPython } from "../python-check";
 import { parseLogLevel, ServeLog } from "../serve-log";
 import { dataDirOf } from "../target";
@@ -77,13 +76,6 @@ async function driveOption(dataDir: string, opts: { route?: string; drive?: bool
   const { readRoutes } = await import("../../runtime/routes-file");
   const { dataLayout } = await import("../../paths");
   return readRoutes(dataLayout(dataDir).routes).default === null ? false : cells;
-}
-
-/** `--max-cells-per-turn N` (C10, default 50): 1 to 1000 cells before a turn ends in a wait. */
-function parseMaxCells(value: string): number {
-  const n = /^\d+$/.test(value) ? Number(value) : Number.NaN;
-  if (!Number.isSafeInteger(n) || n < 1 || n > 1000) throw new HostError("CLI_USAGE", `--max-cells-per-turn needs a whole number from 1 to 1000, got ${JSON.stringify(value)}`);
-  return n;
 }
 
 /**

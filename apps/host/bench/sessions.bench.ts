@@ -11,16 +11,14 @@
 // KLBR_BENCH_SESSIONS=100,500 (the counts), KLBR_BENCH_SECONDS=60 (each run's length),
 // KLBR_BENCH_IDLE=15s (the idle timeout of the culling runs), KLBR_BENCH_GAP_S=10 (mean idle gap),
 // KLBR_BENCH_BASELINE=0 (skip the runs without culling), KLBR_PYTHON (the workers' interpreter).
-import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ControlClient } from "../src/control/client";
+import { startDaemon } from "./daemon";
 import { percentile } from "./figures";
 
 const HOST_DIR = fileURLToPath(new URL("..", import.meta.url));
-// KLBR_BENCH_BIN: another build's bin (e.g. main's) to compare against, in the same run.
-const BIN = process.env.KLBR_BENCH_BIN ?? join(HOST_DIR, "bin", "klbr.js");
 const COUNTS = (process.env.KLBR_BENCH_SESSIONS ?? "100,500").split(",").map(Number);
 const SECONDS = Number(process.env.KLBR_BENCH_SECONDS ?? 60);
 const IDLE = process.env.KLBR_BENCH_IDLE ?? "15s";
@@ -110,19 +108,6 @@ interface RunResult {
   /** The snapshot with the most live workbenches. */
   peak: Snapshot;
   culled: number | null;
-}
-
-async function startDaemon(dataDir: string, args: string[]): Promise<ChildProcess> {
-  const daemon = spawn(process.execPath, [BIN, "--data-dir", dataDir, "serve", "--no-drive", ...args], { stdio: ["ignore", "ignore", "pipe"] });
-  let err = "";
-  await new Promise<void>((resolve, reject) => {
-    daemon.stderr!.on("data", (c: Buffer) => {
-      err += c.toString();
-      if (err.includes("serving")) resolve();
-    });
-    daemon.once("exit", (code) => reject(new Error(`klbr serve exited ${code}: ${err}`)));
-  });
-  return daemon;
 }
 
 /** A request that gives up after `ms` (a hang is an error here, not a stuck bench). */

@@ -5,33 +5,20 @@
 // comparison is against our own cold start only). Prints p50/p99 and the ratios. Asserts nothing.
 //
 // KLBR_BENCH_STARTS=15 (new sessions per mode).
-import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ControlClient } from "../src/control/client";
+import { startDaemon } from "./daemon";
+import { percentile } from "./figures";
 
 const HOST_DIR = fileURLToPath(new URL("..", import.meta.url));
-const BIN = process.env.KLBR_BENCH_BIN ?? join(HOST_DIR, "bin", "klbr.js");
 const STARTS = Number(process.env.KLBR_BENCH_STARTS ?? 15);
 const JUPYTER = process.env.KLBR_BENCH_JUPYTER_PYTHON ?? join(homedir(), ".cache", "klbr-jupyter", "bin", "python");
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-const percentile = (s: number[], p: number) => [...s].sort((a, b) => a - b)[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
-
-async function startDaemon(dataDir: string, args: string[]): Promise<ChildProcess> {
-  const daemon = spawn(process.execPath, [BIN, "--data-dir", dataDir, "serve", "--no-drive", ...args], { stdio: ["ignore", "ignore", "pipe"] });
-  let err = "";
-  await new Promise<void>((resolve, reject) => {
-    daemon.stderr!.on("data", (c: Buffer) => {
-      err += c.toString();
-      if (err.includes("serving")) resolve();
-    });
-    daemon.once("exit", (code) => reject(new Error(`klbr serve exited ${code}: ${err}`)));
-  });
-  return daemon;
-}
 
 /** CPU ticks of a process and its children so far (0 once gone). */
 function cpuTicks(pid: number): number {

@@ -1,0 +1,22 @@
+// The `klbr serve` the socket benches (sessions, spare) measure: the built bin, or another build's
+// (KLBR_BENCH_BIN, e.g. main's) to compare against in the same run.
+import { spawn, type ChildProcess } from "node:child_process";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const HOST_DIR = fileURLToPath(new URL("..", import.meta.url));
+export const BIN = process.env.KLBR_BENCH_BIN ?? join(HOST_DIR, "bin", "klbr.js");
+
+/** `klbr serve --no-drive` on `dataDir`, resolved once it says it is serving. */
+export async function startDaemon(dataDir: string, args: string[]): Promise<ChildProcess> {
+  const daemon = spawn(process.execPath, [BIN, "--data-dir", dataDir, "serve", "--no-drive", ...args], { stdio: ["ignore", "ignore", "pipe"] });
+  let err = "";
+  await new Promise<void>((resolve, reject) => {
+    daemon.stderr!.on("data", (c: Buffer) => {
+      err += c.toString();
+      if (err.includes("serving")) resolve();
+    });
+    daemon.once("exit", (code) => reject(new Error(`klbr serve exited ${code}: ${err}`)));
+  });
+  return daemon;
+}

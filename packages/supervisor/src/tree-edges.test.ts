@@ -31,8 +31,10 @@ describe("killTree and the process group", () => {
     try {
       expect(orphan).toBeDefined();
       expect(descendants(pid).map((p) => p.pid)).not.toContain(orphan);
+      // Named in the failure: which process was picked (it once survived in CI; see the issue note).
+      const picked = `orphan ${orphan} ${JSON.stringify(readProc(orphan!))}`;
       expect(await killTree(pid)).toEqual([]);
-      expect(isAlive(orphan!)).toBe(false);
+      expect(isAlive(orphan!), `${picked}; now ${JSON.stringify(readProc(orphan!))}`).toBe(false);
       expect(isAlive(pid)).toBe(false);
     } finally {
       for (const p of [orphan, pid]) {

@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { descendants, isAlive, killTree, listProcs, parseProcStat, readProc } from "./tree.js";
+import { descendants, isAlive, killTree, listProcs, parseProcStat, readProc, rememberTree } from "./tree.js";
 
 describe("parseProcStat on a real /proc/self/stat line", () => {
   it("reads starttime from field 22: with the boot time it dates this process's start", () => {
@@ -31,6 +31,9 @@ describe("killTree and the process group", () => {
     try {
       expect(orphan).toBeDefined();
       expect(descendants(pid).map((p) => p.pid)).not.toContain(orphan);
+      // Remembered through its group, so killTree waits for it to be dead, not only signalled (a
+      // SIGKILL is delivered asynchronously: under load it was still alive when killTree returned).
+      expect([...rememberTree(pid).keys()]).toContain(orphan);
       // Named in the failure: which process was picked (it once survived in CI; see the issue note).
       const picked = `orphan ${orphan} ${JSON.stringify(readProc(orphan!))}`;
       expect(await killTree(pid)).toEqual([]);

@@ -107,11 +107,32 @@ function rootReplaced(root: number, known: KnownProcs, entry: ProcEntry | undefi
   return start !== undefined && entry !== undefined && entry.start !== start;
 }
 
-/** Add every current descendant of `root` to `known` and return it (none when root's pid was reused). */
+/**
+ * Add every current descendant of `root` to `known`, and every member of a group that `root` or a
+ * known process leads (a member whose parent exited left the ppid tree but not the group: it is
+ * signalled through the group, and a kill is only done once it is seen dead). Returns `known`
+ * (unchanged when root's pid was reused).
+ */
 export function rememberTree(root: number, known: KnownProcs = new Map(), procs: ProcEntry[] = listProcs()): KnownProcs {
-  if (rootReplaced(root, known, procs.find((p) => p.pid === root))) return known;
+  const byPid = new Map(procs.map((p) => [p.pid, p]));
+  if (rootReplaced(root, known, byPid.get(root))) return known;
   for (const p of descendants(root, procs)) known.set(p.pid, p.start);
+  for (const p of procs) {
+    if (p.pgid !== p.pid && !known.has(p.pid) && leadsKnownGroup(p.pgid, root, known, byPid)) known.set(p.pid, p.start);
+  }
   return known;
+}
+
+/**
+ * True when group `pgid` is root's or a known process's. A group id is not reused while the group
+ * has members, so a leader that is gone still names the same group; a live leader must be the
+ * process recorded (not a reused pid).
+ */
+function leadsKnownGroup(pgid: number, root: number, known: KnownProcs, byPid: Map<number, ProcEntry>): boolean {
+  if (pgid !== root && !known.has(pgid)) return false;
+  const leader = byPid.get(pgid);
+  const start = known.get(pgid);
+  return leader === undefined || start === undefined || leader.start === start;
 }
 
 function signalTree(root: number, known: KnownProcs, signal: NodeJS.Signals): void {

@@ -25,11 +25,6 @@ if ! as_user python3 -c 'import sys; assert sys.version_info >= (3, 11)' 2>/dev/
   exit 1
 fi
 echo "sandbox battery as $(as_user id -un) (uid $(as_user id -u))"
-# Warm the user's own tsx cache with one embedded cell (a cold cache costs every CLI the tests spawn).
-warm=$(as_user mktemp -d)
-as_user bash -c "cd '$copy/apps/host' && node --conditions=@klbr/source --import tsx test/run-cli.ts --data-dir '$warm/data' --workspace '$warm' exec '1+1' >/dev/null"
-rm -rf "$warm"
-# Longer limits than the suites' own: every CLI the battery spawns compiles with the user's own cache.
 limits="--testTimeout=60000 --hookTimeout=180000"
 as_user bash -c "cd '$copy/apps/host' && '$copy/node_modules/.bin/vitest' run $limits test/sandbox"
 as_user bash -c "cd '$copy/packages/supervisor' && '$copy/node_modules/.bin/vitest' run $limits test/python-sandbox.test.ts test/guard-window.test.ts"

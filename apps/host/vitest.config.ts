@@ -7,12 +7,13 @@ import { sharedTestConfig } from "../../vitest.shared.ts";
 export default defineConfig({
   test: {
     projects: [
-      mergeConfig(sharedTestConfig, defineProject({ test: { name: "host", exclude: [...configDefaults.exclude, "test/real-model/**"] } })),
+      mergeConfig(sharedTestConfig, defineProject({ test: { name: "host", globalSetup: ["test/global-setup.ts"], exclude: [...configDefaults.exclude, "test/real-model/**"] } })),
       defineProject({
         resolve: sharedTestConfig.resolve,
         ssr: sharedTestConfig.ssr,
         test: {
           name: "real-model",
+          globalSetup: ["test/global-setup.ts"],
           pool: "forks",
           include: ["test/real-model/**/*.test.ts"],
           fileParallelism: false,

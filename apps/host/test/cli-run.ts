@@ -5,13 +5,17 @@ import { fileURLToPath } from "node:url";
 /** apps/host. */
 export const HOST_DIR = fileURLToPath(new URL("..", import.meta.url));
 /**
- * The klbr binary, run from source (tests must not need dist/). KLBR_TEST_BUILT=1 runs the built
- * bin/klbr.js instead (after `pnpm build`): what users run, and a start without tsx's compile,
- * for long local loops such as KLBR_KILL9_ROUNDS=200.
+ * The klbr binary. Tests run it from source (they must not need dist/): the vitest global setup
+ * bundles the CLI from source once per run (cli-bundle.ts) and names the bundle in
+ * KLBR_TEST_CLI_BUNDLE; a test file run some other way falls back to tsx, which compiles every
+ * module at each start. KLBR_TEST_BUILT=1 runs the built bin/klbr.js instead (after `pnpm build`):
+ * what users run, for long local loops such as KLBR_KILL9_ROUNDS=200.
  */
 export const CLI = process.env.KLBR_TEST_BUILT === "1"
   ? [process.execPath, join(HOST_DIR, "bin", "klbr.js")]
-  : [process.execPath, "--conditions=@klbr/source", "--import", "tsx", join(HOST_DIR, "test", "run-cli.ts")];
+  : process.env.KLBR_TEST_CLI_BUNDLE
+    ? [process.execPath, process.env.KLBR_TEST_CLI_BUNDLE]
+    : [process.execPath, "--conditions=@klbr/source", "--import", "tsx", join(HOST_DIR, "test", "run-cli.ts")];
 
 /** One finished klbr process. */
 export interface Run {

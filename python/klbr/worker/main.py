@@ -129,6 +129,9 @@ def _start(token: str | None, args: argparse.Namespace) -> int:
     elif args.source:
         raise WorkerError("WORKER_SOURCE_UNEXPECTED", f"--source {args.source!r} is only for the hooks role")
     if args.identity_stdin:
+        if args.live_output:
+            # The worker imports it when it starts serving: a spare does that while it waits.
+            from . import live  # noqa: F401
         # Everything above is the spare's warm part; from here on it is one session's worker.
         identity = read_identity(sys.stdin.buffer)
         if identity is None:

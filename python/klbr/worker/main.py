@@ -100,7 +100,11 @@ def read_identity(stream) -> tuple[str, str] | None:
 
 
 def _start(token: str | None, args: argparse.Namespace) -> int:
-    # Each role imports only what it uses: startup time is part of every generation.
+    # Each role imports only what it uses: startup time is part of every generation. First of all,
+    # before asyncio is imported: its ssl (OpenSSL, ~6 MiB a worker) loads when a cell uses it.
+    from .deferred import defer_ssl
+
+    defer_ssl()
     from .connection import Connection
     from .reaper import set_child_subreaper
     from .server import Worker

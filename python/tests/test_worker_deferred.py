@@ -62,6 +62,19 @@ print("again", defer_ssl())
     ]
 
 
+def test_dir_of_a_deferred_module_loads_it():
+    out = _fresh(
+        """
+import sys
+from klbr.worker.deferred import defer_ssl
+defer_ssl()
+import asyncio.sslproto
+print("SSLProtocol" in dir(asyncio.sslproto), "_ssl" in sys.modules)
+"""
+    )
+    assert out.splitlines() == ["True True"]
+
+
 def test_a_module_that_fails_to_load_raises_and_is_not_left_in_sys_modules():
     out = _fresh(
         """

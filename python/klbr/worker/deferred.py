@@ -31,23 +31,34 @@ class _Deferred(types.ModuleType):
 
     def __getattr__(self, name: str):
         # Only called for attributes the module's dict lacks.
-        with _LOCK:
-            if type(self) is _Deferred and not self.__dict__.get("_klbr_loading", False):
-                self.__dict__["_klbr_loading"] = True
-                try:
-                    self.__spec__.loader.exec_module(self)
-                except BaseException:
-                    # As a failed import: the name is not left half-made in sys.modules.
-                    if sys.modules.get(self.__name__) is self:
-                        del sys.modules[self.__name__]
-                    raise
-                finally:
-                    self.__dict__.pop("_klbr_loading", None)
-                self.__class__ = types.ModuleType
+        _load(self)
         if type(self) is _Deferred:
             # Read by the module's own code while it runs (a circular import): not there yet.
             raise AttributeError(f"partially initialized module {self.__name__!r} has no attribute {name!r}")
         return getattr(self, name)
+
+    def __dir__(self):
+        # dir() lists what the module defines, as it would have once imported.
+        _load(self)
+        return dir(self) if type(self) is not _Deferred else list(self.__dict__)
+
+
+def _load(module: _Deferred) -> None:
+    """Run the module's code once (a second thread waits for the first); it is then an ordinary module."""
+    with _LOCK:
+        if type(module) is not _Deferred or module.__dict__.get("_klbr_loading", False):
+            return
+        module.__dict__["_klbr_loading"] = True
+        try:
+            module.__spec__.loader.exec_module(module)
+        except BaseException:
+            # As a failed import: the name is not left half-made in sys.modules.
+            if sys.modules.get(module.__name__) is module:
+                del sys.modules[module.__name__]
+            raise
+        finally:
+            module.__dict__.pop("_klbr_loading", None)
+        module.__class__ = types.ModuleType
 
 
 def _defer(name: str, spec: importlib.machinery.ModuleSpec | None) -> types.ModuleType | None:

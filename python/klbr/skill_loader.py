@@ -16,7 +16,6 @@ revision (``SKILL_REVISION_MISMATCH``).
 
 from __future__ import annotations
 
-import hashlib
 import importlib.machinery
 import json
 import os
@@ -25,6 +24,16 @@ import struct
 import sys
 import types
 from collections.abc import Iterable
+
+try:
+    # CPython's own SHA-256 (3.11; _sha2 from 3.12): hashlib's would load OpenSSL's libcrypto into
+    # every worker (~1.5 MiB resident) for a few digests at start-up.
+    from _sha256 import sha256 as _sha256
+except ImportError:  # pragma: no cover - depends on the interpreter's build
+    try:
+        from _sha2 import sha256 as _sha256
+    except ImportError:
+        from hashlib import sha256 as _sha256
 
 __all__ = [
     "SKILL_ERROR_CODES",
@@ -85,7 +94,7 @@ def skill_set_revision(pairs: Iterable[tuple[str, str]]) -> str:
         seen.add(skill_id)
         checked.append((skill_id.encode("utf-8"), bytes.fromhex(digest)))
     checked.sort(key=lambda pair: pair[0])
-    hasher = hashlib.sha256()
+    hasher = _sha256()
     for id_bytes, raw in checked:
         hasher.update(struct.pack(">Q", len(id_bytes)))
         hasher.update(id_bytes)
@@ -150,7 +159,7 @@ def read_skills_file(data: bytes) -> tuple[str, list[tuple[str, str, str]]]:
         if skill_id in seen:
             raise SkillError("SKILL_DUPLICATE_ID", f"skill id {skill_id} appears twice")
         seen.add(skill_id)
-        actual = hashlib.sha256(body.encode("utf-8")).hexdigest()
+        actual = _sha256(body.encode("utf-8")).hexdigest()
         if actual != digest:
             raise SkillError(
                 "SKILL_DIGEST_MISMATCH", f"skill {skill_id} body has digest {actual}, file says {digest}"

@@ -11,12 +11,13 @@
 // KLBR_BENCH_SESSIONS=100,500 (the counts), KLBR_BENCH_SECONDS=60 (each run's length),
 // KLBR_BENCH_IDLE=15s (the idle timeout of the culling runs), KLBR_BENCH_GAP_S=10 (mean idle gap),
 // KLBR_BENCH_BASELINE=0 (skip the runs without culling), KLBR_PYTHON (the workers' interpreter).
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ControlClient } from "../src/control/client";
 import { startDaemon } from "./daemon";
 import { percentile } from "./figures";
+import { fds, pss, rss, tree, workbenches } from "./procs";
 
 const HOST_DIR = fileURLToPath(new URL("..", import.meta.url));
 const COUNTS = (process.env.KLBR_BENCH_SESSIONS ?? "100,500").split(",").map(Number);
@@ -27,62 +28,6 @@ const BASELINE = process.env.KLBR_BENCH_BASELINE !== "0";
 const DRAIN_MS = 60_000;
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-
-/** One `key: N kB` line of a /proc file, in bytes (0 once the process is gone). */
-function procKb(pid: number, file: string, key: string): number {
-  try {
-    const m = new RegExp(`^${key}:\\s+(\\d+) kB$`, "m").exec(readFileSync(`/proc/${pid}/${file}`, "utf8"));
-    return m ? Number(m[1]) * 1024 : 0;
-  } catch {
-    return 0;
-  }
-}
-const rss = (pid: number) => procKb(pid, "status", "VmRSS");
-const pss = (pid: number) => procKb(pid, "smaps_rollup", "Pss");
-
-function fds(pid: number): number {
-  try {
-    return readdirSync(`/proc/${pid}/fd`).length;
-  } catch {
-    return 0;
-  }
-}
-
-/** The daemon and every process below it (pid and parent), by ppid links in one /proc snapshot. */
-function tree(root: number): Map<number, number> {
-  const children = new Map<number, number[]>();
-  for (const name of readdirSync("/proc")) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
-      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-      const list = children.get(ppid) ?? [];
-      list.push(Number(name));
-      children.set(ppid, list);
-    } catch {
-      // gone meanwhile
-    }
-  }
-  const parent = new Map<number, number>([[root, 0]]);
-  const queue = [root];
-  for (let i = 0; i < queue.length; i++) for (const child of children.get(queue[i]!) ?? []) (parent.set(child, queue[i]!), queue.push(child));
-  return parent;
-}
-
-/** The workbench workers of a tree (spares included) with their guards (each worker's parent). */
-function workbenches(parent: Map<number, number>): Array<{ worker: number; guard: number }> {
-  const out: Array<{ worker: number; guard: number }> = [];
-  for (const [pid, ppid] of parent) {
-    try {
-      // The guard's argv ends with the worker's: the worker is the one that is not the guard script.
-      const argv = readFileSync(`/proc/${pid}/cmdline`, "utf8");
-      if (argv.includes("\0--role\0workbench") && !argv.includes("klbr_guard")) out.push({ worker: pid, guard: ppid });
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return out;
-}
 
 interface Snapshot {
   live: number;

@@ -2,7 +2,8 @@
 // of one `klbr serve`: on a warm spare (`--spare 1`, the default), on a cold start (`--spare 0`),
 // and, in the same run, Jupyter's cold kernel start to its first `1+1` (jupyter_client + ipykernel,
 // from KLBR_BENCH_JUPYTER_PYTHON or ~/.cache/klbr-jupyter/bin/python when present; otherwise the
-// comparison is against our own cold start only). Prints p50/p99 and the ratios. Asserts nothing.
+// comparison is against our own cold start only). Prints p50/p99 and the ratios, and what each
+// live workbench of the warm run costs with its guard (RSS and PSS, the spare left out). Asserts nothing.
 //
 // KLBR_BENCH_STARTS=15 (new sessions per mode).
 import { execFileSync } from "node:child_process";
@@ -13,6 +14,7 @@ import { fileURLToPath } from "node:url";
 import { ControlClient } from "../src/control/client";
 import { startDaemon } from "./daemon";
 import { percentile } from "./figures";
+import { pss, rss, tree, workbenches } from "./procs";
 
 const HOST_DIR = fileURLToPath(new URL("..", import.meta.url));
 const STARTS = Number(process.env.KLBR_BENCH_STARTS ?? 15);
@@ -64,6 +66,22 @@ async function warmSpare(client: ControlClient): Promise<void> {
   }
 }
 
+/** One live workbench's worker + guard, in MiB. */
+interface WorkbenchMemory {
+  rss: number;
+  pss: number;
+}
+
+/** What each live session's workbench costs with its guard (the spares left out): issue 23's <= 30 MiB RSS. */
+function liveWorkbenches(daemon: number, spares: number[]): WorkbenchMemory[] {
+  const mib = (bytes: number) => bytes / 1024 / 1024;
+  return workbenches(tree(daemon))
+    .filter((b) => !spares.includes(b.worker) && !spares.includes(b.guard))
+    .map((b) => ({ rss: mib(rss(b.worker) + rss(b.guard)), pss: mib(pss(b.worker) + pss(b.guard)) }));
+}
+
+let memory: WorkbenchMemory[] = [];
+
 async function firstCells(spare: boolean): Promise<number[]> {
   const dataDir = mkdtempSync("/tmp/klbr-sp-");
   const workspace = mkdtempSync("/tmp/klbr-spw-");
@@ -78,6 +96,12 @@ async function firstCells(spare: boolean): Promise<number[]> {
       const report = (await client.request({ op: "exec", code: "1+1", session: `first-${i}` })) as { status: string; output: Array<{ text: string }> };
       samples.push(Number(process.hrtime.bigint() - t) / 1e6);
       if (report.status !== "ok" || report.output[0]?.text !== "2") throw new Error(`first cell: ${JSON.stringify(report)}`);
+    }
+    if (spare) {
+      // The last take's replacement is started and ready first: it is left out by its pid.
+      await warmSpare(client);
+      const pool = ((await client.request({ op: "status" })) as { workbench_pool: { spare: { pids: number[] } } }).workbench_pool;
+      memory = liveWorkbenches(daemon.pid!, pool.spare.pids);
     }
   } finally {
     client.close();
@@ -121,6 +145,10 @@ if (!existsSync(join(HOST_DIR, "dist", "cli.js"))) {
 } else {
   const warm = await firstCells(true);
   console.log(line("first 1+1, warm spare (--spare 1)", warm));
+  const median = (values: number[]) => percentile(values, 50).toFixed(1);
+  console.log(
+    `each live workbench (worker + guard, after its first cell, n=${memory.length}): RSS p50 ${median(memory.map((m) => m.rss))} MiB, PSS p50 ${median(memory.map((m) => m.pss))} MiB`,
+  );
   const cold = await firstCells(false);
   console.log(line("first 1+1, cold start (--spare 0)", cold));
   const jupyter = jupyterStarts();

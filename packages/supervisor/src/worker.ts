@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { rm } from "node:fs/promises";
+import { unlinkSync } from "node:fs";
 import type { Server } from "node:net";
 import { CellSlot } from "./cells.js";
 import { clearRemains, DeathNotice } from "./death.js";
@@ -27,6 +27,15 @@ import { ByteTail } from "./tail.js";
 import { treeTag } from "./tagged.js";
 import { rememberTree, type KnownProcs } from "./tree.js";
 import type { HelloMessage, HookInput, HookSlot, InboundMessage } from "./wire.js";
+
+/** Remove a file if it is there (the worker removes its skills file itself; this is the backstop). */
+function unlinkQuietly(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch {
+    // already gone
+  }
+}
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -215,8 +224,11 @@ export class WorkerProcess implements Worker {
   /** Wait for the hello (see {@link launch}); then the socket and the skills file are removed. */
   async handshake(): Promise<void> {
     await this.#awaitHello();
-    await rm(this.#place.socketPath, { force: true }).catch(() => undefined);
-    if (this.#materialized !== undefined) await rm(this.#materialized, { force: true }).catch(() => undefined);
+    // Unlinked synchronously (two short system calls): through the thread pool, behind whatever
+    // else the host has queued there (a replacement spare's skill reads...), this wait was most of
+    // a warm spare's bind on a loaded machine.
+    unlinkQuietly(this.#place.socketPath);
+    if (this.#materialized !== undefined) unlinkQuietly(this.#materialized);
   }
 
   /** Wait for the hello; on failure stop the tree and throw the failure with the output tails. */

@@ -100,7 +100,11 @@ def read_identity(stream) -> tuple[str, str] | None:
 
 
 def _start(token: str | None, args: argparse.Namespace) -> int:
-    # Each role imports only what it uses: startup time is part of every generation.
+    # Each role imports only what it uses: startup time is part of every generation. First of all,
+    # before asyncio is imported: its ssl (OpenSSL, ~6 MiB a worker) loads when a cell uses it.
+    from .deferred import defer_ssl
+
+    defer_ssl()
     from .connection import Connection
     from .reaper import set_child_subreaper
     from .server import Worker
@@ -129,6 +133,9 @@ def _start(token: str | None, args: argparse.Namespace) -> int:
     elif args.source:
         raise WorkerError("WORKER_SOURCE_UNEXPECTED", f"--source {args.source!r} is only for the hooks role")
     if args.identity_stdin:
+        if args.live_output:
+            # The worker imports it when it starts serving: a spare does that while it waits.
+            from . import live  # noqa: F401
         # Everything above is the spare's warm part; from here on it is one session's worker.
         identity = read_identity(sys.stdin.buffer)
         if identity is None:

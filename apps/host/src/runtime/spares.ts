@@ -18,7 +18,16 @@ export interface SparesDeps {
   gate?: StartGate;
   /** A spare could not be started (the pool retries at the next take). */
   onError(error: Error): void;
+  /** How long a replacement waits at most for the taker's first cell to end (default {@link REFILL_DELAY_MS}). */
+  refillDelayMs?: number;
 }
+
+/**
+ * The longest a replacement spare waits, after a take, for the session that took the spare to go
+ * quiet (see {@link SparePool.take}): a start costs a core for ~100 ms, which on a small machine is
+ * the first cell's own time otherwise.
+ */
+export const REFILL_DELAY_MS = 250;
 
 interface Spare {
   worker: SpareWorker;
@@ -37,6 +46,8 @@ export class SparePool {
   private starting = 0;
   private filling: Promise<void> | null = null;
   private stopped = false;
+  /** A replacement waits for a quiet moment (see take): its timer, cleared once it started. */
+  private refill: NodeJS.Timeout | null = null;
   /** Spares handed out, and spares discarded (stale or dead) instead, since the host started. */
   taken = 0;
   discarded = 0;
@@ -92,9 +103,12 @@ export class SparePool {
 
   /**
    * A current spare for a generation on `index`, or null when none is ready. Spares that died or
-   * are no longer current are discarded on the way; a replacement starts behind whatever left.
+   * are no longer current are discarded on the way; a replacement starts behind whatever left,
+   * once `quiet` settles (the taker's first cell ended) or {@link REFILL_DELAY_MS} passed, so
+   * that the new spare's start (a Python interpreter importing the runtime) does not compete for
+   * the CPU with the bind and the first cell it was kept warm for.
    */
-  take(index: SkillIndex): SpareWorker | null {
+  take(index: SkillIndex, quiet?: Promise<unknown>): SpareWorker | null {
     const fingerprint = this.deps.fingerprint();
     let found: SpareWorker | null = null;
     while (this.ready.length > 0 && found === null) {
@@ -106,13 +120,29 @@ export class SparePool {
       }
     }
     if (found) this.taken += 1;
-    void this.fill();
+    this.fillWhenQuiet(quiet);
     return found;
+  }
+
+  /** Fill once `quiet` settles or the refill delay passed, whichever comes first (at most one wait at a time). */
+  private fillWhenQuiet(quiet: Promise<unknown> | undefined): void {
+    if (this.deps.count <= 0 || this.stopped || this.refill !== null) return;
+    const start = () => {
+      if (this.refill === null) return;
+      clearTimeout(this.refill);
+      this.refill = null;
+      void this.fill();
+    };
+    // Not kept alive by the timer: a host that stops meanwhile exits (stop() clears it anyway).
+    this.refill = setTimeout(start, this.deps.refillDelayMs ?? REFILL_DELAY_MS).unref();
+    void quiet?.then(start, start);
   }
 
   /** Discard every spare; none starts again. */
   async stop(): Promise<void> {
     this.stopped = true;
+    if (this.refill !== null) clearTimeout(this.refill);
+    this.refill = null;
     await this.filling?.catch(() => undefined);
     const all = this.ready.splice(0);
     await Promise.allSettled(all.map((s) => s.worker.discard()));

@@ -19,6 +19,8 @@ export class Workbench {
    * kernel.reset says so; null when it simply died.
    */
   endedFor: string | null = null;
+  /** Waiting for the slot to go idle (see whenIdle). */
+  private idleWaiters: Array<() => void> = [];
 
   constructor(readonly sessionId: string) {}
 
@@ -55,7 +57,22 @@ export class Workbench {
       this.claims -= 1;
       this.lastActiveMs = performance.now();
       release();
+      if (this.claims === 0 && this.idleWaiters.length > 0) setImmediate(() => this.settleIdle());
     };
+  }
+
+  /**
+   * Resolves the next time the slot is given back with no cell holding it or queued for it. Looked
+   * at a turn of the event loop later: the first generation's start (Workbenches.ensure) gives the
+   * slot back right before the session's first cell takes it, which is not a quiet moment.
+   */
+  whenIdle(): Promise<void> {
+    return new Promise<void>((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  private settleIdle(): void {
+    if (this.claims > 0) return;
+    for (const resolve of this.idleWaiters.splice(0)) resolve();
   }
 
   /** Run one cell on the current worker with the live execution tracked for scope checks. */

@@ -131,7 +131,7 @@ export class Workbenches {
     const generation = this.nextGeneration(bench.sessionId);
     const index = await this.deps.skills.reindex();
     life.refuseWhenStopping(`workbench ${bench.sessionId}`);
-    const worker = await life.keepUnlessStopping(this.startWorker(bench.sessionId, generation, index), `workbench ${bench.sessionId}`);
+    const worker = await life.keepUnlessStopping(this.startWorker(bench, generation, index), `workbench ${bench.sessionId}`);
     bench.worker = worker;
     bench.skills = index;
     bench.endedFor = null;
@@ -143,8 +143,10 @@ export class Workbenches {
   }
 
   /** The generation's worker: a current warm spare bound to it when one is ready, else a cold start. */
-  private async startWorker(sessionId: string, generation: string, index: SkillIndex): Promise<Worker> {
-    const spare = this.spares.take(index);
+  private async startWorker(bench: Workbench, generation: string, index: SkillIndex): Promise<Worker> {
+    const sessionId = bench.sessionId;
+    // The replacement spare starts once this session's first cell ended (or shortly after, see SparePool.take).
+    const spare = this.spares.take(index, bench.whenIdle());
     if (spare) {
       try {
         return await spare.bind(sessionId, generation);

@@ -61,6 +61,7 @@ from klbr.envelope import (
 from klbr.frame import HEADER_BYTES, MAX_FRAME_BYTES, MAX_SAFE_INTEGER, FrameDecoder, FrameError, encode_frame
 
 from .loop import WorkerSelector
+from .plain import PlainReader
 
 __all__ = ["Connection", "ConnectionEnd"]
 
@@ -218,6 +219,8 @@ class Connection:
             else ""
         )
         self._output_head = self._completed_head.replace('"kind":"completed"', '"kind":"output"')
+        #: Reads the host's plain execute/interrupt frames without the general decoder (plain.py).
+        self._plain_reader = PlainReader(_JSON(session_id), _JSON(generation)) if self._plain_identity else None
 
     @classmethod
     def connect(cls, path: str, session_id: str, generation: str) -> "Connection":
@@ -523,6 +526,20 @@ class Connection:
         messages = []
         session, generation = self.session_id, self.generation
         plain = self._plain_identity
+        reader = self._plain_reader
+        decoder = self._decoder
+        size = len(data)
+        if (
+            reader is not None
+            and size > HEADER_BYTES
+            and decoder.buffered_bytes == 0
+            and not decoder.poisoned
+            and int.from_bytes(data[:HEADER_BYTES], "big") == size - HEADER_BYTES <= MAX_FRAME_BYTES
+        ):
+            # One whole frame and an idle decoder (the usual chunk): a plain one needs no decoder.
+            message = reader.read(data[HEADER_BYTES:])
+            if message is not None:
+                return [message], None
         try:
             for value in self._decoder.feed(data):
                 message = _plain_message(value, session, generation) if plain else None

@@ -60,6 +60,7 @@ from klbr.envelope import (
 )
 from klbr.frame import HEADER_BYTES, MAX_FRAME_BYTES, MAX_SAFE_INTEGER, FrameDecoder, FrameError, encode_frame
 
+from .doorbell import Doorbell
 from .loop import WorkerSelector
 from .plain import PlainReader
 
@@ -221,6 +222,8 @@ class Connection:
         self._output_head = self._completed_head.replace('"kind":"completed"', '"kind":"output"')
         #: Reads the host's plain execute/interrupt frames without the general decoder (plain.py).
         self._plain_reader = PlainReader(_JSON(session_id), _JSON(generation)) if self._plain_identity else None
+        #: The kernel's signal to the main thread on arrival while an operation's code runs (doorbell.py).
+        self.doorbell: Doorbell | None = None
 
     @classmethod
     def connect(cls, path: str, session_id: str, generation: str) -> "Connection":
@@ -380,6 +383,7 @@ class Connection:
         self._on_arrival = on_arrival
         self._fd = self.sock.fileno()
         self._watcher = select.epoll()
+        self.doorbell = Doorbell(self.sock)
         selector = getattr(loop, "_selector", None)
         if isinstance(selector, WorkerSelector) and selector.watch is None:
             # The fd's own events are taken out in after_select: the loop never makes a handle for it.
@@ -396,6 +400,9 @@ class Connection:
         """The loop blocks in select now and reads the socket itself: the reader thread stops watching."""
         if _pid == self.pid:
             self._unwatch()
+            doorbell = self.doorbell
+            if doorbell is not None and doorbell.on:
+                doorbell.before_block()
             # What the thread queued while the loop was busy is drained first. The thread wakes the
             # loop itself only for what it queues once it sees it is not watching any more; this
             # check, after the unwatch, catches what it queued before (see _pump).
@@ -424,6 +431,9 @@ class Connection:
                 self._selector = None
         elif blocked:
             self._watch()
+        doorbell = self.doorbell
+        if doorbell is not None and doorbell.wanted:
+            doorbell.after_select()
         return ready
 
     def _watch(self) -> None:
@@ -497,6 +507,39 @@ class Connection:
             # while the cell, just kicked, has its interrupt to take.
             if queued and not on_loop and (not self._watching or self._selector is None):
                 self._schedule_drain(False)
+
+    def try_lock_reading(self) -> bool:
+        """Take the read lock if it is free, without waiting (main thread, doorbell); then :meth:`unlock_reading`."""
+        return self._read_lock.acquire(blocking=False)
+
+    def unlock_reading(self) -> None:
+        self._read_lock.release()
+
+    def interrupt_waiting(self, operation_id: str) -> bool:
+        """Whether the socket holds, unread, a plain ``interrupt`` for ``operation_id`` (hold :meth:`try_lock_reading`).
+
+        Reads nothing (``MSG_PEEK``): the message is still read and handled as usual. Only looks
+        when the decoder is idle, so what is peeked starts at a frame boundary; otherwise False,
+        and the reader thread's path decides.
+        """
+        reader = self._plain_reader
+        decoder = self._decoder
+        if reader is None or self._ended or decoder.buffered_bytes or decoder.poisoned:
+            return False
+        data = self.doorbell.peek() if self.doorbell is not None else None
+        if data is None:
+            return False
+        # What reader.read takes for this interrupt is exactly these bytes (the id is an identifier).
+        wanted = reader.interrupt_payload(operation_id)
+        at, size = 0, len(data)
+        while size - at > HEADER_BYTES:
+            end = at + HEADER_BYTES + int.from_bytes(data[at : at + HEADER_BYTES], "big")
+            if end > size:
+                return False
+            if data[at + HEADER_BYTES : end] == wanted:
+                return True
+            at = end
+        return False
 
     def _arrive(self, item: Any, on_loop: bool) -> None:
         if on_loop:

@@ -45,6 +45,10 @@ class PlainReader:
         self._execute = envelope + 'execute","id":"'
         self._interrupt = envelope + 'interrupt","id":"'
 
+    def interrupt_payload(self, operation_id: str) -> bytes:
+        """The payload :meth:`read` reads as ``interrupt`` for ``operation_id`` (an identifier), byte for byte."""
+        return f'{self._interrupt}{operation_id}"{_TAIL}'.encode()
+
     def read(self, payload: bytes) -> dict | None:
         """The message of ``payload`` (one frame's payload) when it is a plain one, else None."""
         try:

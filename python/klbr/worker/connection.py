@@ -199,6 +199,9 @@ class Connection:
         self._watcher: Any = None
         self._watching = False
         self._selector: WorkerSelector | None = None
+        #: The loop's ready queue and one handle of _drain for it (see start), when the loop has one.
+        self._ready_queue: collections.deque | None = None
+        self._drain_handle: asyncio.Handle | None = None
         #: Called by the reader thread before each wait: returns the seconds it may wait at most
         #: (None: until a message). The worker retries a kick there (see server.py).
         self.reader_tick: Callable[[], float | None] | None = None
@@ -390,6 +393,12 @@ class Connection:
             selector.register(self._fd, selectors.EVENT_READ, (None, None))
             selector.watch = self
             self._selector = selector
+            ready = getattr(loop, "_ready", None)
+            if type(ready) is collections.deque:
+                # The loop's own queue of handles (CPython's BaseEventLoop): the select hook, inside
+                # _run_once, queues one handle that is never cancelled, in the loop's base context.
+                self._drain_handle = asyncio.Handle(self._drain, (), loop)
+                self._ready_queue = ready
         self._watch()  # the reader thread reads until the loop first blocks in its select
         self._thread = threading.Thread(target=self._read_while_busy, name="klbr-reader", daemon=True)
         self._thread.start()
@@ -423,7 +432,11 @@ class Connection:
             ready = ready[:mine] + ready[mine + 1 :]
             self._pump(on_loop=True)
         if self._inbox:
-            self._schedule_drain(True)
+            ready_queue = self._ready_queue
+            if ready_queue is not None:
+                ready_queue.append(self._drain_handle)  # what call_soon(self._drain) queues, made once
+            else:
+                self._schedule_drain(True)
         if self._ended:
             if self._selector is not None:
                 self._selector.unregister(fd)  # an ended socket stays readable: never select it again
@@ -482,7 +495,7 @@ class Connection:
         queued = False
         try:
             with self._read_lock:
-                if self._ended or os.getpid() != self.pid:
+                if self._ended or _pid != self.pid:
                     return
                 try:
                     data = self.sock.recv(1 << 16, socket.MSG_DONTWAIT)

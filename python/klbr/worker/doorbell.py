@@ -7,19 +7,24 @@ SIGINT, which the main thread handles once it has the GIL back: three hand-offs 
 most of a millisecond or more on a busy 2-core box.
 
 With the socket in ``O_ASYNC`` mode (Linux: ``F_SETSIG`` to :data:`DOORBELL_SIGNAL`, ``F_SETOWN_EX``
-to the main thread while the doorbell is on, to no one otherwise), the kernel sends that signal to the main thread as the message arrives. The
-main thread, running the cell, already holds the GIL: its eval loop runs the worker's handler at
+to the main thread while the doorbell is on, to no one otherwise), the kernel sends that signal to
+the main thread as the message arrives. The main thread, running the cell, already holds the GIL:
+its eval loop runs the worker's handler at
 its next check (a blocking call such as ``time.sleep`` returns EINTR first), and the handler peeks
 at the socket (it reads nothing, see ``Connection.interrupt_waiting``) and raises
 KeyboardInterrupt in the cell's code when the message is the interrupt for it. Everything else
 (reading, the loop's cancel, the kicks and their retries) is unchanged, so the doorbell only adds
 an earlier landing; where it cannot act (the worker's own frames, a cell with its own SIGINT
-handler, another platform) the reader thread's path does as before.
+handler or SIGINT blocked, another platform) the reader thread's path does as before.
 
-The mode is on only while an operation's code may run (``want(True)`` when it is armed; the loop
-turns it on again after each select while that holds) and is turned off before the loop blocks in
-its select, so an idle worker and the cell path in between pay no signal. SIGURG's default action
-is to ignore it: a cell that resets its handler loses only the doorbell.
+The signal is aimed at the main thread only while an operation's code may run (``want(True)``
+when it is armed; the loop aims it again after each select while that holds) and at no one from
+before the loop blocks in its select, so an idle worker, and the cell path in between, get no
+signal (``O_ASYNC`` itself stays set: switching it registers and frees the socket's fasync entry
+each time, twice the cost of switching the owner). SIGURG's default action is to ignore it: a cell
+that resets its handler loses only the doorbell. A message that arrives while the signal is aimed
+interrupts the cell's blocking system call (EINTR) as the SIGINT kick always did; Python's own
+calls retry.
 """
 
 from __future__ import annotations

@@ -18,6 +18,9 @@
   is over, or the cell installed a SIGINT handler of its own. A kick the reader thread sent is
   retried the first time by the reader itself (it waits for its next message at most that long),
   so nothing wakes another thread while the kicked cell completes.
+  On Linux the doorbell (``doorbell.py``) comes first: while the operation's code runs, the kernel
+  signals the main thread as the ``interrupt`` arrives, and its handler raises KeyboardInterrupt
+  where the SIGINT handler would, with no other thread involved; where it cannot, it kicks as above.
 * ``shutdown`` / EOF: send nothing more, terminate and reap every descendant, exit (0). If the
   loop does not get there within ``exit_grace`` seconds (a cell that swallows the interrupt), the
   reader thread does it itself, so no worker outlives its host.

@@ -455,3 +455,47 @@ def test_lone_expression_cells_and_statement_cells_alternate(host):
     result = host.execute("undefined_name")
     assert result["status"] == "error"
     assert 'File "<cell ' in result["error"] and "NameError" in result["error"]
+
+
+def test_an_interrupt_raises_once_in_a_cell_that_catches_it_and_runs_on(host):
+    # The doorbell raises it in the loop; the reader thread reads the same message afterwards and
+    # must find the kick landed, not kick a second time into the code after the except.
+    code = (
+        "import time\n"
+        "open('looping', 'w').close()\n"
+        "caught = 0\n"
+        "try:\n"
+        "    while True:\n"
+        "        pass\n"
+        "except KeyboardInterrupt:\n"
+        "    caught += 1\n"
+        "until = time.monotonic() + 0.5\n"
+        "while time.monotonic() < until:\n"
+        "    pass\n"
+        "caught"
+    )
+    host.send({"kind": "execute", "id": "once", "code": code})
+    started(host, "looping")
+    host.send({"kind": "interrupt", "id": "once"})
+    assert cell_ok(host.until_completed("once")) == [{"stream": "result", "text": "1"}]
+
+
+def test_an_interrupt_waits_for_a_cell_that_blocks_sigint(host):
+    # SIGINT blocked: the interrupt lands only once the cell unblocks it, as the kick (a SIGINT)
+    # always did; the doorbell must not raise it past the mask. The cell sees the kick pending.
+    code = (
+        "import signal\n"
+        "signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGINT])\n"
+        "open('blocked', 'w').close()\n"
+        "while signal.SIGINT not in signal.sigpending():\n"
+        "    pass\n"
+        "open('unblocking', 'w').close()\n"
+        "signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGINT])\n"
+        "while True:\n"
+        "    pass"
+    )
+    host.send({"kind": "execute", "id": "masked", "code": code})
+    started(host, "blocked")
+    host.send({"kind": "interrupt", "id": "masked"})
+    assert host.until_completed("masked", timeout=30)["status"] == "interrupted"
+    assert os.path.exists(os.path.join(host.dir, "unblocking"))

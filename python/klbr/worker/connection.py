@@ -60,7 +60,9 @@ from klbr.envelope import (
 )
 from klbr.frame import HEADER_BYTES, MAX_FRAME_BYTES, MAX_SAFE_INTEGER, FrameDecoder, FrameError, encode_frame
 
+from .doorbell import Doorbell
 from .loop import WorkerSelector
+from .plain import PlainReader
 
 __all__ = ["Connection", "ConnectionEnd"]
 
@@ -197,6 +199,9 @@ class Connection:
         self._watcher: Any = None
         self._watching = False
         self._selector: WorkerSelector | None = None
+        #: The loop's ready queue and one handle of _drain for it (see start), when the loop has one.
+        self._ready_queue: collections.deque | None = None
+        self._drain_handle: asyncio.Handle | None = None
         #: Called by the reader thread before each wait: returns the seconds it may wait at most
         #: (None: until a message). The worker retries a kick there (see server.py).
         self.reader_tick: Callable[[], float | None] | None = None
@@ -218,6 +223,10 @@ class Connection:
             else ""
         )
         self._output_head = self._completed_head.replace('"kind":"completed"', '"kind":"output"')
+        #: Reads the host's plain execute/interrupt frames without the general decoder (plain.py).
+        self._plain_reader = PlainReader(_JSON(session_id), _JSON(generation)) if self._plain_identity else None
+        #: The kernel's signal to the main thread on arrival while an operation's code runs (doorbell.py).
+        self.doorbell: Doorbell | None = None
 
     @classmethod
     def connect(cls, path: str, session_id: str, generation: str) -> "Connection":
@@ -377,12 +386,19 @@ class Connection:
         self._on_arrival = on_arrival
         self._fd = self.sock.fileno()
         self._watcher = select.epoll()
+        self.doorbell = Doorbell(self.sock)
         selector = getattr(loop, "_selector", None)
         if isinstance(selector, WorkerSelector) and selector.watch is None:
             # The fd's own events are taken out in after_select: the loop never makes a handle for it.
             selector.register(self._fd, selectors.EVENT_READ, (None, None))
             selector.watch = self
             self._selector = selector
+            ready = getattr(loop, "_ready", None)
+            if type(ready) is collections.deque:
+                # The loop's own queue of handles (CPython's BaseEventLoop): the select hook, inside
+                # _run_once, queues one handle that is never cancelled, in the loop's base context.
+                self._drain_handle = asyncio.Handle(self._drain, (), loop)
+                self._ready_queue = ready
         self._watch()  # the reader thread reads until the loop first blocks in its select
         self._thread = threading.Thread(target=self._read_while_busy, name="klbr-reader", daemon=True)
         self._thread.start()
@@ -393,6 +409,9 @@ class Connection:
         """The loop blocks in select now and reads the socket itself: the reader thread stops watching."""
         if _pid == self.pid:
             self._unwatch()
+            doorbell = self.doorbell
+            if doorbell is not None and doorbell.on:
+                doorbell.before_block()
             # What the thread queued while the loop was busy is drained first. The thread wakes the
             # loop itself only for what it queues once it sees it is not watching any more; this
             # check, after the unwatch, catches what it queued before (see _pump).
@@ -413,7 +432,11 @@ class Connection:
             ready = ready[:mine] + ready[mine + 1 :]
             self._pump(on_loop=True)
         if self._inbox:
-            self._schedule_drain(True)
+            ready_queue = self._ready_queue
+            if ready_queue is not None:
+                ready_queue.append(self._drain_handle)  # what call_soon(self._drain) queues, made once
+            else:
+                self._schedule_drain(True)
         if self._ended:
             if self._selector is not None:
                 self._selector.unregister(fd)  # an ended socket stays readable: never select it again
@@ -421,6 +444,9 @@ class Connection:
                 self._selector = None
         elif blocked:
             self._watch()
+        doorbell = self.doorbell
+        if doorbell is not None and doorbell.wanted:
+            doorbell.after_select()
         return ready
 
     def _watch(self) -> None:
@@ -469,7 +495,7 @@ class Connection:
         queued = False
         try:
             with self._read_lock:
-                if self._ended or os.getpid() != self.pid:
+                if self._ended or _pid != self.pid:
                     return
                 try:
                     data = self.sock.recv(1 << 16, socket.MSG_DONTWAIT)
@@ -494,6 +520,39 @@ class Connection:
             # while the cell, just kicked, has its interrupt to take.
             if queued and not on_loop and (not self._watching or self._selector is None):
                 self._schedule_drain(False)
+
+    def try_lock_reading(self) -> bool:
+        """Take the read lock if it is free, without waiting (main thread, doorbell); then :meth:`unlock_reading`."""
+        return self._read_lock.acquire(blocking=False)
+
+    def unlock_reading(self) -> None:
+        self._read_lock.release()
+
+    def interrupt_waiting(self, operation_id: str) -> bool:
+        """Whether the socket holds, unread, a plain ``interrupt`` for ``operation_id`` (hold :meth:`try_lock_reading`).
+
+        Reads nothing (``MSG_PEEK``): the message is still read and handled as usual. Only looks
+        when the decoder is idle, so what is peeked starts at a frame boundary; otherwise False,
+        and the reader thread's path decides.
+        """
+        reader = self._plain_reader
+        decoder = self._decoder
+        if reader is None or self._ended or decoder.buffered_bytes or decoder.poisoned:
+            return False
+        data = self.doorbell.peek() if self.doorbell is not None else None
+        if data is None:
+            return False
+        # What reader.read takes for this interrupt is exactly these bytes (the id is an identifier).
+        wanted = reader.interrupt_payload(operation_id)
+        at, size = 0, len(data)
+        while size - at > HEADER_BYTES:
+            end = at + HEADER_BYTES + int.from_bytes(data[at : at + HEADER_BYTES], "big")
+            if end > size:
+                return False
+            if data[at + HEADER_BYTES : end] == wanted:
+                return True
+            at = end
+        return False
 
     def _arrive(self, item: Any, on_loop: bool) -> None:
         if on_loop:
@@ -523,6 +582,20 @@ class Connection:
         messages = []
         session, generation = self.session_id, self.generation
         plain = self._plain_identity
+        reader = self._plain_reader
+        decoder = self._decoder
+        size = len(data)
+        if (
+            reader is not None
+            and size > HEADER_BYTES
+            and decoder.buffered_bytes == 0
+            and not decoder.poisoned
+            and int.from_bytes(data[:HEADER_BYTES], "big") == size - HEADER_BYTES <= MAX_FRAME_BYTES
+        ):
+            # One whole frame and an idle decoder (the usual chunk): a plain one needs no decoder.
+            message = reader.read(data[HEADER_BYTES:])
+            if message is not None:
+                return [message], None
         try:
             for value in self._decoder.feed(data):
                 message = _plain_message(value, session, generation) if plain else None

@@ -18,6 +18,9 @@
   is over, or the cell installed a SIGINT handler of its own. A kick the reader thread sent is
   retried the first time by the reader itself (it waits for its next message at most that long),
   so nothing wakes another thread while the kicked cell completes.
+  On Linux the doorbell (``doorbell.py``) comes first: while the operation's code runs, the kernel
+  signals the main thread as the ``interrupt`` arrives, and its handler raises KeyboardInterrupt
+  where the SIGINT handler would, with no other thread involved; where it cannot, it kicks as above.
 * ``shutdown`` / EOF: send nothing more, terminate and reap every descendant, exit (0). If the
   loop does not get there within ``exit_grace`` seconds (a cell that swallows the interrupt), the
   reader thread does it itself, so no worker outlives its host.
@@ -43,6 +46,7 @@ from klbr.runtime import ExecutionScope, HostClient, Runtime, WaitYield, current
 from .capture import CaptureStream, OutputCapture, clean_text, cut_utf8, utf8_length
 from .cells import CellCompiler, format_error, make_namespace, run_compiled
 from .connection import Connection, ConnectionEnd
+from .doorbell import DOORBELL_SIGNAL
 from .loop import new_worker_loop, start_task
 from .reaper import Reaper, has_children, kill_descendants
 
@@ -51,7 +55,7 @@ if TYPE_CHECKING:  # the hooks role's imports are loaded only by that role (live
     from .live import LiveOutput
 
 __all__ = [
-    "KICK_RETRY", "MAX_ERROR_BYTES", "MAX_QUEUED_INVOCATIONS", "SWITCH_INTERVAL", "Foreground", "Worker", "in_worker_code"
+    "DOORBELL_SWITCH_INTERVAL", "KICK_RETRY", "MAX_ERROR_BYTES", "MAX_QUEUED_INVOCATIONS", "SWITCH_INTERVAL", "Foreground", "Worker", "in_worker_code"
 ]
 
 #: The ``error`` text of a completion is cut to this many UTF-8 bytes (C7).
@@ -64,6 +68,11 @@ MAX_ERROR_BYTES = 65_536
 #: middle of each message. It only matters under contention: a cell's own CPU-bound threads switch
 #: this often too.
 SWITCH_INTERVAL = 0.0001
+#: The switch interval when the doorbell delivers interrupts (doorbell.py): the reader thread, woken
+#: by the same message, waits this long before it may take the GIL from the cell, by which time the
+#: doorbell's KeyboardInterrupt has ended it (forcing the switch at 0.1 ms put two hand-offs between
+#: threads into the interrupt). The kicks the doorbell cannot land itself still retry every 1 ms.
+DOORBELL_SWITCH_INTERVAL = 0.001
 #: Seconds between two kicks of an interrupt that has not landed in the operation's code yet.
 KICK_RETRY = 0.001
 #: After this many retries at KICK_RETRY, the kicker retries ten times less often (a cell that
@@ -99,12 +108,29 @@ def in_worker_code(frame: Any) -> bool:
         code = frame.f_code
         filename = code.co_filename
         if not filename.startswith("<"):
-            filename = os.path.abspath(filename)
-            if filename == _RUNTIME_FILE or filename.startswith(_WORKER_DIR + os.sep):
-                return not (above and (filename, code.co_name) in _LAUNCHERS)
+            worker = _worker_file(filename)
+            if worker is not None:
+                return not (above and (worker, code.co_name) in _LAUNCHERS)
         above = True
         frame = frame.f_back
     return False
+
+
+#: Absolute source paths seen by in_worker_code: the worker's own path, or None (bounded by the
+#: number of source files; the doorbell's handler walks frames on the interrupt's path).
+_WORKER_FILES: dict[str, str | None] = {}
+
+
+def _worker_file(filename: str) -> str | None:
+    """``filename`` made absolute when it is one of the worker's files, else None."""
+    known = _WORKER_FILES.get(filename, False)
+    if known is not False:
+        return known  # type: ignore[return-value]
+    path = os.path.abspath(filename)
+    worker = path if path == _RUNTIME_FILE or path.startswith(_WORKER_DIR + os.sep) else None
+    if os.path.isabs(filename):  # a relative name depends on the working directory: never kept
+        _WORKER_FILES[filename] = worker
+    return worker
 
 
 class Foreground:
@@ -212,16 +238,19 @@ class Worker:
         self.loop = new_worker_loop()
         asyncio.set_event_loop(self.loop)
         self.client.loop = self.loop
-        # The reader thread needs the GIL from a busy cell to deliver an interrupt; the default
-        # 5 ms switch interval would be most of the interrupt latency (see SWITCH_INTERVAL).
-        sys.setswitchinterval(SWITCH_INTERVAL)
         signal.signal(signal.SIGINT, self._on_sigint)
         signal.signal(signal.SIGTERM, self._on_sigterm)
+        signal.signal(DOORBELL_SIGNAL, self._on_doorbell)
         threading.Thread(target=self._kicker, name="klbr-kicker", daemon=True).start()
         self.conn.on_broken = self._on_broken
         self.conn.reader_tick = self._reader_tick
         self.conn.send_now(self.conn.encode(hello))
         self.conn.start(self.loop, self._on_message, self._on_end, self._on_arrival)
+        # Without the doorbell the reader thread needs the GIL from a busy cell to deliver an
+        # interrupt, and the default 5 ms switch interval would be most of its latency; with it,
+        # that thread must not take the GIL from the cell the doorbell is interrupting.
+        doorbell = self.conn.doorbell
+        sys.setswitchinterval(DOORBELL_SWITCH_INTERVAL if doorbell is not None and doorbell.usable else SWITCH_INTERVAL)
         self.loop.call_later(self.reap_interval, self._reap)
         while self.exit_code is None:
             try:
@@ -296,14 +325,23 @@ class Worker:
         # so at least one side kicks (both may: a second SIGINT finds the operation disarmed or
         # lands in its code, which is being interrupted anyway).
         fg.kick_pending = True
-        if fg.armed:
+        if fg.armed and not fg.kick_landed:  # landed: the doorbell raised it already
             self._kick(fg.id)
 
     def _arm(self, fg: Foreground) -> None:
         """Mark ``fg``'s own code as running; kick it at once when an interrupt came first."""
         fg.armed = True
+        doorbell = self.conn.doorbell
+        if doorbell is not None:
+            doorbell.want(True)  # from now on an arriving interrupt signals this thread (doorbell.py)
         if fg.kick_pending:
             self._kick(fg.id)
+
+    def _disarm(self, fg: Foreground) -> None:
+        fg.armed = False
+        doorbell = self.conn.doorbell
+        if doorbell is not None:
+            doorbell.wanted = False  # switched off before the loop next blocks, off the cell's path
 
     def _kick(self, target: str) -> None:
         self._send_sigint(target)
@@ -388,6 +426,45 @@ class Worker:
         self.conn.closed = True
         kill_descendants()
         os._exit(128 + signum)
+
+    def _on_doorbell(self, signum: int, frame: Any) -> None:
+        """A message arrived while an operation's code runs (doorbell.py): an interrupt for it lands now.
+
+        Raises KeyboardInterrupt where the SIGINT handler would (the operation's own code, its task
+        current, the worker's SIGINT handler in place); anywhere else it kicks as the reader thread
+        would (SIGINT, retried until it lands). The read lock is taken first: the reader thread,
+        woken by the same message, must not read it away while this handler looks at it (it reads
+        it afterwards, and finds the kick landed).
+        """
+        conn = self.conn
+        if not conn.try_lock_reading():
+            return  # the reader thread is reading it: its path kicks
+        try:
+            fg = self.fg
+            if fg is None or not fg.armed or fg.kick_landed or fg.task is None:
+                return
+            if not conn.interrupt_waiting(fg.id):
+                return
+            fg.kick_pending = True
+            try:
+                current = asyncio.current_task(self.loop) is fg.task
+            except RuntimeError:
+                current = False
+            if (
+                current
+                and signal.getsignal(signal.SIGINT) == self._on_sigint
+                and not in_worker_code(frame)
+                and signal.SIGINT not in signal.pthread_sigmask(signal.SIG_BLOCK, ())
+            ):
+                fg.kick_landed = True
+            else:
+                # Not here (the worker's frames; a cell with its own SIGINT handler, or one that
+                # blocks SIGINT): the usual kick, which reaches the cell as SIGINT does.
+                self._kick(fg.id)
+                return
+        finally:
+            conn.unlock_reading()
+        raise KeyboardInterrupt
 
     def _on_sigint(self, signum: int, frame: Any) -> None:
         target, self._sigint_target = self._sigint_target, None
@@ -531,7 +608,7 @@ class Worker:
                 if value is not None:
                     fg.capture.write("result", repr(value))
             finally:
-                fg.armed = False
+                self._disarm(fg)
         except WaitYield:
             return "yielded", None
         except KeyboardInterrupt:
@@ -645,7 +722,7 @@ class Worker:
             try:
                 decision = await call_handler(self.hooks, slot, message["input"], fg.id)
             finally:
-                fg.armed = False
+                self._disarm(fg)
         except (KeyboardInterrupt, asyncio.CancelledError):
             return {"kind": "failed", "error": f"{slot} invocation {fg.id} was interrupted"}
         except BaseException as error:  # noqa: BLE001 - a handler never crashes the worker

@@ -105,7 +105,9 @@ test("a client that does not read loses live output past its backlog and is told
   await until(() => bytesOf(slow.events()) === written, "the slow client to account for every byte");
   const seqs = slow.events().map((e) => e.seq);
   expect(seqs.every((s, i) => i === 0 || s > seqs[i - 1]!)).toBe(true);
-  expect(seqs.length).toBeLessThan(seen.length); // it lost messages ...
+  // It lost messages (under load as few as one, which its final notice then equals in number) ...
+  const read = new Set(slow.events().filter((e) => e.text.length > 0).map((e) => e.seq));
+  expect(seen.filter((e) => e.text.length > 0 && !read.has(e.seq)).length).toBeGreaterThan(0);
   expect(slow.events().reduce((n, e) => n + e.dropped_bytes, 0)).toBeGreaterThan(seen.reduce((n, e) => n + e.dropped_bytes, 0)); // ... and was told
   // Its last event is the notice of what it missed at the end: no text, the last message's seq.
   const last = slow.events().at(-1)!;

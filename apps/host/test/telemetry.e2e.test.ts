@@ -47,7 +47,8 @@ async function say(host: Host, text: string) {
   await host.turns!.idle();
 }
 
-const spansNamed = (trace: JaegerTrace, name: string) => trace.spans.filter((s) => s.operationName === name);
+/** The spans of that name, in the order they started (Jaeger returns a trace's spans in no set order). */
+const spansNamed = (trace: JaegerTrace, name: string) => trace.spans.filter((s) => s.operationName === name).sort((a, b) => a.startTime - b.startTime);
 const parentOf = (span: JaegerSpan) => span.references.find((r) => r.refType === "CHILD_OF")?.spanID;
 
 describe.skipIf(!jaeger)("telemetry to a real Jaeger (C18)", () => {

@@ -499,3 +499,29 @@ def test_an_interrupt_waits_for_a_cell_that_blocks_sigint(host):
     host.send({"kind": "interrupt", "id": "masked"})
     assert host.until_completed("masked", timeout=30)["status"] == "interrupted"
     assert os.path.exists(os.path.join(host.dir, "unblocking"))
+
+
+def test_a_message_for_no_cell_does_not_interrupt_the_cells_blocking_c_call(host):
+    # The doorbell's signal comes with every message while a cell runs, not only its interrupt: it
+    # must not make a C library's blocking call (which does not retry as Python's own do) fail with
+    # EINTR. A read through libc, blocked while the host sends an interrupt for another id, reads.
+    code = (
+        "import ctypes, os, threading, time\n"
+        "libc = ctypes.CDLL(None, use_errno=True)\n"
+        "r, w = os.pipe()\n"
+        "def later():\n"
+        "    while not os.path.exists('sent'):\n"
+        "        time.sleep(0.005)\n"
+        "    time.sleep(0.2)\n"
+        "    os.write(w, b'x')\n"
+        "threading.Thread(target=later).start()\n"
+        "open('reading', 'w').close()\n"
+        "buf = ctypes.create_string_buffer(1)\n"
+        "n = libc.read(r, buf, 1)\n"
+        "(n, ctypes.get_errno() if n < 0 else 0)"
+    )
+    host.send({"kind": "execute", "id": "reader", "code": code})
+    started(host, "reading")
+    host.send({"kind": "interrupt", "id": "not-running"})
+    open(os.path.join(host.dir, "sent"), "w").close()
+    assert cell_ok(host.until_completed("reader")) == [{"stream": "result", "text": "(1, 0)"}]

@@ -241,6 +241,10 @@ class Worker:
         signal.signal(signal.SIGINT, self._on_sigint)
         signal.signal(signal.SIGTERM, self._on_sigterm)
         signal.signal(DOORBELL_SIGNAL, self._on_doorbell)
+        # Every message rings while a cell runs, not only its interrupt: a system call the signal
+        # interrupts is restarted (SA_RESTART), so a C library's blocking read in the cell does not
+        # fail with EINTR. Calls that never restart (sleep, select, poll) still return at once.
+        signal.siginterrupt(DOORBELL_SIGNAL, False)
         threading.Thread(target=self._kicker, name="klbr-kicker", daemon=True).start()
         self.conn.on_broken = self._on_broken
         self.conn.reader_tick = self._reader_tick

@@ -37,8 +37,11 @@ const config = {
   coverageAnalysis: "perTest",
   inPlace: true,
   mutate: ["src/**/*.ts", "!src/**/*.test.ts", "!src/index.ts"],
-  reporters: ["json", "clear-text", "progress"],
+  // event-recorder writes each mutant's result to reports/mutation/NAME-events/ as it is tested,
+  // so the survivors of a long run can be read (and worked on) before it ends.
+  reporters: ["json", "clear-text", "progress", "event-recorder"],
   jsonReporter: { fileName: report },
+  eventReporter: { baseDir: join(root, "reports", "mutation", `${name}-events`) },
   concurrency: Number(process.env.STRYKER_CONCURRENCY ?? 2),
   timeoutMS: 10_000,
   tempDirName: join(root, "node_modules", ".stryker-tmp", name),

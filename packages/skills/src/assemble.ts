@@ -36,7 +36,6 @@ export function assembleIndex(candidates: readonly SkillCandidate[]): SkillIndex
   for (const { name, root, path, verdict } of candidates) {
     if (!verdict.ok) {
       refused.push({ name, root, reason: verdict.reason, path });
-    // Stryker disable next-line OptionalChaining: equivalent, an ok verdict means a valid id, which the loop above always put in rootsByName
     } else if ((rootsByName.get(name)?.size ?? 0) > 1) {
       refused.push({ name, root, reason: "duplicate", path });
     } else {

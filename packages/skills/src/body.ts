@@ -12,7 +12,6 @@ const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 export function decodeSkillText(bytes: Uint8Array): string | undefined {
   try {
     return decoder.decode(bytes);
-  // Stryker disable next-line BlockStatement: equivalent, an empty catch falls through to the same undefined return
   } catch {
     return undefined;
   }

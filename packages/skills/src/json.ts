@@ -20,7 +20,7 @@ export function findDuplicateKey(text: string): string | undefined {
         const key = JSON.parse(text.slice(i, j + 1)) as string;
         if (keys.has(key)) return key;
         keys.add(key);
-        // Stryker disable next-line BooleanLiteral: equivalent, a key is always followed by ":", which clears expectKey too (line 35)
+        // Stryker disable next-line BooleanLiteral: equivalent, a key is always followed by ":", which clears expectKey too
         expectKey = false;
       }
       i = j + 1;
@@ -38,7 +38,6 @@ export function findDuplicateKey(text: string): string | undefined {
     } else if (c === ",") {
       // Stryker disable next-line ConditionalExpression: equivalent, inside an array the null keys set already stops a string from counting as a key
       expectKey = stack[stack.length - 1] != null;
-    // Stryker disable next-line ConditionalExpression,StringLiteral,BlockStatement: equivalent, recording a key already cleared expectKey (line 20): this clear is the second of two
     } else if (c === ":") {
       expectKey = false;
     }

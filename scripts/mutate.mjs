@@ -15,9 +15,9 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 /** The packages whose suites are fast enough to run once per mutant. */
 const PACKAGES = ["driver", "remote", "usage", "header", "transcript", "frame", "envelope", "skills", "activation"];
 
-const name = process.argv[2];
+const [name, ...flags] = process.argv.slice(2);
 if (!name || !PACKAGES.includes(name)) {
-  console.error(`usage: pnpm mutate NAME   (NAME one of: ${PACKAGES.join(", ")})`);
+  console.error(`usage: pnpm mutate NAME [--incremental [--force]]   (NAME one of: ${PACKAGES.join(", ")})`);
   process.exit(64);
 }
 const dir = join(root, "packages", name);
@@ -37,11 +37,20 @@ const config = {
   coverageAnalysis: "perTest",
   inPlace: true,
   mutate: ["src/**/*.ts", "!src/**/*.test.ts", "!src/index.ts"],
-  reporters: ["json", "clear-text", "progress"],
+  // event-recorder writes each mutant's result to reports/mutation/NAME-events/ as it is tested,
+  // so the survivors of a long run can be read (and worked on) before it ends.
+  reporters: ["json", "clear-text", "progress", "event-recorder"],
   jsonReporter: { fileName: report },
+  eventReporter: { baseDir: join(root, "reports", "mutation", `${name}-events`) },
   concurrency: Number(process.env.STRYKER_CONCURRENCY ?? 2),
   timeoutMS: 10_000,
   tempDirName: join(root, "node_modules", ".stryker-tmp", name),
+  // With --incremental, Stryker reuses the results kept here (gitignored, beside the report) for
+  // every mutant whose code and covering tests did not change, so a re-run after adding tests
+  // re-tests only what changed. --force with it re-tests everything and refreshes the file.
+  incremental: flags.includes("--incremental"),
+  incrementalFile: join(root, "reports", "mutation", `${name}.incremental.json`),
+  force: flags.includes("--force"),
   cleanTempDir: "always",
   ...extra,
 };

@@ -21,6 +21,7 @@ import {
 } from "./limits.js";
 import { makeEnvelope, parseEnvelope } from "./parse.js";
 import { utf8Length } from "./text.js";
+import { runs } from "../test/runs.js";
 
 // Every call below goes through a spy that runs the real function, so a test can see whether
 // parseEnvelope took the fast path.
@@ -623,7 +624,7 @@ describe("fastEnvelope properties", () => {
         expect(fastResult).not.toBeUndefined();
         expect(agree(value, { sessionId: value.session_id, generation: value.generation })).not.toBeUndefined();
       }),
-      { numRuns: 400 },
+      { numRuns: runs(400) },
     );
     expect(valid).toBeGreaterThan(200);
   });
@@ -642,7 +643,7 @@ describe("fastEnvelope properties", () => {
         // A real difference still fails, with vitest's diff.
         if (!isDeepStrictEqual(ours, theirs)) expect(ours).toStrictEqual(theirs);
       }),
-      { numRuns: 1500 },
+      { numRuns: runs(1500) },
     );
     // The run must exercise both sides, or it proves little.
     expect(taken).toBeGreaterThan(200);

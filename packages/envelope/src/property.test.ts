@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { at, envelope, strictObjectPaths, withKey } from "../test/arbitraries.js";
 import { EnvelopeError } from "./error.js";
 import { parseEnvelope } from "./parse.js";
+import { runs } from "../test/runs.js";
 
 function outcome(value: unknown): { code: string; path: string } | "ok" {
   try {
@@ -20,7 +21,7 @@ describe("properties", () => {
       fc.property(envelope, (value) => {
         expect(parseEnvelope(value)).toEqual(value);
       }),
-      { numRuns: 500 },
+      { numRuns: runs(500) },
     );
   });
 
@@ -35,7 +36,7 @@ describe("properties", () => {
           expect(outcome(withKey(value, path, key, extra))).toEqual({ code: "ENVELOPE_UNKNOWN_FIELD", path: [...path, key].join(".") });
         },
       ),
-      { numRuns: 500 },
+      { numRuns: runs(500) },
     );
   });
 
@@ -45,7 +46,7 @@ describe("properties", () => {
         const result = outcome(value);
         expect(result === "ok" || typeof result.code === "string").toBe(true);
       }),
-      { numRuns: 500 },
+      { numRuns: runs(500) },
     );
   });
 
@@ -64,7 +65,7 @@ describe("properties", () => {
           expect(outcome(copy)).toEqual({ code: "ENVELOPE_MISSING_FIELD", path: [...path, key].join(".") });
         },
       ),
-      { numRuns: 500 },
+      { numRuns: runs(500) },
     );
   });
 });

@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { runs } from "../test/support/runs";
 import { decodeUtf8, firstInvalidUtf8 } from "./utf8";
 
 const fatal = new TextDecoder("utf-8", { fatal: true });
@@ -32,7 +33,7 @@ describe("UTF-8", () => {
           expect(got).toBe(want);
         }
       }),
-      { numRuns: 5000, seed: 11 },
+      { numRuns: runs(5000), seed: 11 },
     );
   });
 
@@ -51,7 +52,7 @@ describe("UTF-8", () => {
         expect(at === bytes.length).toBe(valid);
         if (!valid) expect(() => fatal.decode(bytes.subarray(0, at))).not.toThrow();
       }),
-      { numRuns: 5000, seed: 7 },
+      { numRuns: runs(5000), seed: 7 },
     );
   });
 });

@@ -1,6 +1,7 @@
 // The decoder's fast path (JSON.parse + one walk) must never decide differently from the
 // exhaustive lexical check it skips; both see the differential corpus and the vectors.
 import { describe, expect, it } from "vitest";
+import { runs } from "./support/runs";
 import { decodePayload, decodePayloadExhaustively } from "../src/decode";
 import { isFrameError } from "../src/errors";
 import { differentialCorpus, rng, spliceText, frameOf } from "./support/corpus";
@@ -18,7 +19,7 @@ const utf8 = (s: string) => new TextEncoder().encode(s);
 
 describe("fast path vs exhaustive check", () => {
   it("agree on 4,000 seeded payloads (whole streams used as payloads)", () => {
-    for (const stream of differentialCorpus(99, 4000)) {
+    for (const stream of differentialCorpus(99, runs(4000))) {
       const payload = stream.length > 4 ? stream.subarray(4) : stream;
       expect(outcome(decodePayload, payload)).toBe(outcome(decodePayloadExhaustively, payload));
     }
@@ -27,7 +28,7 @@ describe("fast path vs exhaustive check", () => {
   it("agree on spliced texts with colons and escapes in strings", () => {
     const next = rng(5);
     const extras = ['"a:b"', '"\\u003a"', '":"', '{"k:":1,"k:":2}', '{"x":"::","x":"::"}', '{"a":"\\u003a","b":1}', '{"a\\u003a":1,"a:":2}'];
-    for (let i = 0; i < 3000; i++) {
+    for (let i = 0; i < runs(3000); i++) {
       let text = spliceText(next);
       if (next() < 0.5) text = `[${text},${extras[Math.floor(next() * extras.length)]}]`;
       const payload = utf8(text);

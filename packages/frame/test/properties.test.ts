@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { runs } from "./support/runs";
 import { decodePayload, encodeFrame, encodePayload, FrameDecoder, isFrameError, MAX_DEPTH } from "../src/index";
 import { mutate, rng } from "./support/corpus";
 
@@ -48,7 +49,7 @@ describe("properties", () => {
       fc.property(wireValue, (value) => {
         expect(canonical(decodePayload(encodePayload(value)))).toBe(canonical(value));
       }),
-      { numRuns: 1000, seed: 1 },
+      { numRuns: runs(1000), seed: 1 },
     );
   });
 
@@ -67,7 +68,7 @@ describe("properties", () => {
         decoder.end();
         expect(canonical(out)).toBe(canonical(values));
       }),
-      { numRuns: 500, seed: 2 },
+      { numRuns: runs(500), seed: 2 },
     );
   });
 
@@ -96,7 +97,7 @@ describe("properties", () => {
         const split = outcome([stream.subarray(0, k), stream.subarray(k)]);
         expect(canonical(split)).toBe(canonical(whole));
       }),
-      { numRuns: 2000, seed: 3 },
+      { numRuns: runs(2000), seed: 3 },
     );
   });
 });

@@ -37,6 +37,15 @@ function edited(base: string): fc.Arbitrary<string> {
   });
 }
 
+/**
+ * Property runs: the full count in `pnpm test`; a tenth under `pnpm mutate header`
+ * (vitest.stryker.config.ts sets KLBR_MUTATION), where this suite runs once per covering mutant on
+ * a shared 2-core box. The example tests beside it pin the same edges deterministically.
+ */
+function runs(n: number): number {
+  return process.env.KLBR_MUTATION ? Math.ceil(n / 10) : n;
+}
+
 const pair = text.chain((a) => fc.tuple(fc.constant(a), fc.oneof(edited(a), text)));
 
 const names = fc.uniqueArray(fc.constantFrom("contract", "agents", "local", "instructions"), { maxLength: 3 });
@@ -84,7 +93,7 @@ describe("revise then apply", () => {
         expect(change.form).toBe("diff");
         expect(applyChange(a, change, target(next)).text).toBe(b);
       }),
-      { numRuns: 300 },
+      { numRuns: runs(300) },
     );
   });
 
@@ -98,7 +107,7 @@ describe("revise then apply", () => {
         expect(applied.text).toBe(joinSources(next));
         expect(applied.sources).toStrictEqual(next);
       }),
-      { numRuns: 200 },
+      { numRuns: runs(200) },
     );
   });
 
@@ -109,7 +118,7 @@ describe("revise then apply", () => {
         const applied = applyChange(base, change, target(next));
         expect(applied.text).toBe(joinSources(next));
       }),
-      { numRuns: 200 },
+      { numRuns: runs(200) },
     );
   });
 
@@ -129,7 +138,7 @@ describe("revise then apply", () => {
           expect(resolution.text).toBe(joinSources(sources));
         }
       }),
-      { numRuns: 150 },
+      { numRuns: runs(150) },
     );
   });
 });
@@ -145,7 +154,7 @@ describe("tampered patches", () => {
         fc.pre(bad !== null);
         expect(() => applyChange(a, bad!, target(next))).toThrow(HeaderError);
       }),
-      { numRuns: 300 },
+      { numRuns: runs(300) },
     );
   });
 
@@ -157,7 +166,7 @@ describe("tampered patches", () => {
         expect(() => applyChange(base, bad!, target(next))).toThrow(HeaderError);
         expect(verifiedChange(base, bad, next)).toStrictEqual<Change>({ form: "full", text: joinSources(next) });
       }),
-      { numRuns: 200 },
+      { numRuns: runs(200) },
     );
   });
 
@@ -169,7 +178,7 @@ describe("tampered patches", () => {
         fc.pre(bad !== null);
         expect(verifiedChange(a, bad, next)).toStrictEqual<Change>({ form: "full", text: b });
       }),
-      { numRuns: 200 },
+      { numRuns: runs(200) },
     );
   });
 
@@ -185,7 +194,7 @@ describe("tampered patches", () => {
         expect(resolution.text).toBe(a);
         expect(resolution.stopped?.index).toBe(1);
       }),
-      { numRuns: 200 },
+      { numRuns: runs(200) },
     );
   });
 });

@@ -5,6 +5,7 @@ export type BodyVerdict = { ok: true; body: string } | { ok: false; reason: "ove
 
 // ignoreBOM keeps a leading U+FEFF in the text, so the body's UTF-8 is exactly the file's bytes
 // and the Python side recomputes the same digest from it.
+// Stryker disable next-line StringLiteral: static: with "" TextDecoder throws at import, so every suite fails to load, which the vitest runner reports as no test run rather than a kill
 const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 /** Decode SKILL.md bytes as strict UTF-8 (a BOM is kept); undefined when they are not UTF-8. */
@@ -24,6 +25,7 @@ export function decodeSkillText(bytes: Uint8Array): string | undefined {
 export function skillTitleLine(text: string): string | undefined {
   for (const raw of text.split("\n")) {
     const line = raw.replace(/[ \t\r]+$/, "");
+    // Stryker disable next-line Regex,StringLiteral: equivalent, after the trailing [ \t\r] trim a non-empty line ends in another character, so this second trim never empties it
     if (line.replace(/^[ \t]+/, "") !== "") return line;
   }
   return undefined;

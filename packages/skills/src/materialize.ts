@@ -26,6 +26,7 @@ export async function materializeSkills(index: SkillIndex, dir: string): Promise
   try {
     try {
       await handle.chmod(0o600); // the umask can only narrow 0600, but say it explicitly
+      // Stryker disable next-line StringLiteral: equivalent, an empty encoding name is read as utf8
       await handle.writeFile(encodeSkillsFile({ revision, skills }), "utf8");
       await handle.sync();
     } finally {

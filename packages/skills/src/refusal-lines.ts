@@ -21,6 +21,7 @@ export function refusalLines(refused: ReadonlyArray<Pick<RefusedSkill, "name" | 
       lines.push(`${name}: ${entries[0]!.reason}`);
       continue;
     }
+    // Stryker disable next-line MethodExpression,ConditionalExpression,EqualityOperator: equivalent, a root never holds two entries of one name, so a name with two or more entries is in both roots
     const present = ROOTS.filter((root) => entries.some((e) => e.root === root));
     const rootsByReason = new Map<string, Set<SkillRoot>>();
     for (const e of entries) {

@@ -9,6 +9,7 @@ import { readSkillFile } from "./read";
 import type { SkillRoot } from "./types";
 
 function errorCode(error: unknown): string | undefined {
+  // Stryker disable next-line ConditionalExpression,LogicalOperator: equivalent, node:fs/promises always rejects with an Error object
   return typeof error === "object" && error !== null ? (error as NodeJS.ErrnoException).code : undefined;
 }
 

@@ -1,8 +1,7 @@
-// @ts-nocheck
 import { mkdir, rename, rm, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { indexSkills, loadSkill, materializeSkills, skillDigest, skillSetRevision } from "../src/index";
+import { indexSkills, loadSkill, materializeSkills, skillDigest, skillSetRevision, type SkillIndex, type SkillRoots } from "../src/index";
 import { buildTree, tempDir } from "./tree";
 
 // What each SkillError says: the code and a message naming the offending root, path or digest.
@@ -10,7 +9,8 @@ async function refusal(promise: Promise<unknown>): Promise<string> {
   try {
     await promise;
   } catch (error) {
-    return `${error.code}: ${error.message}`;
+    const { code, message } = error as { code: string; message: string };
+    return `${code}: ${message}`;
   }
   return "resolved";
 }
@@ -51,8 +51,8 @@ describe("root refusals", () => {
 });
 
 describe("loadSkill: SKILL_CHANGED says what changed", () => {
-  let roots;
-  let index;
+  let roots: SkillRoots;
+  let index: SkillIndex;
   beforeEach(async () => {
     roots = { builtinDir: join(base, "b"), managedDir: join(base, "m") };
     await buildTree(roots.builtinDir, [{ path: "alpha/SKILL.md", text: "# alpha\n" }]);
@@ -90,7 +90,7 @@ describe("loadSkill: SKILL_CHANGED says what changed", () => {
     await writeFile(join(dir(), "SKILL.md"), "# alpha\nmore\n");
     const now = skillDigest(Buffer.from("# alpha\nmore\n"));
     expect(await refusal(loadSkill(index, "alpha"))).toBe(
-      `SKILL_CHANGED: skill alpha at ${dir()} changed since it was indexed: digest ${now}, indexed ${index.skills[0].digest}`,
+      `SKILL_CHANGED: skill alpha at ${dir()} changed since it was indexed: digest ${now}, indexed ${index.skills[0]!.digest}`,
     );
   });
 

@@ -1,5 +1,7 @@
 // callRoute keeps one SDK client per route and key (made once, not per call): what each call
 // reports must still be its own (issue 27's host overhead per step).
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { startScriptedServer, type ScriptedServer } from "../../../test-support/scripted-server.ts";
 import { assembleMessages, buildRequestBody, callRoute, parseRoute, serializeBody, type Route } from "../src/index.js";
@@ -42,5 +44,48 @@ describe.each(["chat", "responses", "anthropic"] as const)("callRoute's shared %
     expect(headers(0)).toContain("sk-first");
     expect(headers(1)).toContain("sk-second");
     expect(headers(1)).not.toContain("sk-first");
+  });
+});
+
+// The chat reply's SSE body is read by the driver (readSseEvents), not the SDK's stream: what a
+// local server sends must still read the way the SDK read it.
+describe("a chat stream as llama.cpp's server frames it", () => {
+  let raw: Server | null = null;
+  afterEach(async () => {
+    await new Promise<void>((resolve) => (raw ? raw.close(() => resolve()) : resolve()));
+    raw = null;
+  });
+
+  async function serve(events: string[]): Promise<Route> {
+    raw = createServer((req, res) => {
+      req.resume();
+      req.on("end", () => {
+        res.writeHead(200, { "content-type": "text/event-stream" });
+        for (const e of events) res.write(e);
+        res.end();
+      });
+    });
+    await new Promise<void>((resolve) => raw!.listen(0, "127.0.0.1", () => resolve()));
+    const url = `http://127.0.0.1:${(raw.address() as AddressInfo).port}/v1`;
+    return parseRoute({ name: "llama", api: "chat", base_url: url, model: "m", api_key_env: null, context_tokens: 100_000 });
+  }
+  const chunk = (delta: Record<string, unknown>, finish: string | null = null) => `data: ${JSON.stringify({ id: "c1", object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason: finish }] })}\r\n\r\n`;
+
+  it("reads CRLF events between `: ping` comments, a repeated name, and nothing after [DONE]", async () => {
+    const call = (args: string) => ({ tool_calls: [{ index: 0, id: "call_1", type: "function", function: { name: "python", arguments: args } }] });
+    const r = await serve([": ping - 2026-12-02 03:16:57\r\n\r\n", chunk({ role: "assistant", content: null }), chunk(call('{"code": ')), ": ping\r\n\r\n", chunk(call('"1 + 1"}')), chunk({}, "tool_calls"), "data: [DONE]\r\n\r\n", "data: not json\r\n\r\n"]);
+    const deltas: string[] = [];
+    const result = await callRoute(r, body(r, "x"), { key: null, onDelta: (d) => deltas.push(d.text) });
+    expect(result.reply).toEqual({ text: "", calls: [{ id: "call_1", name: "python", arguments: '{"code": "1 + 1"}' }], stop: "tool_calls" });
+    expect(deltas).toEqual(['{"code": ', '"1 + 1"}']);
+    expect(result.usage).toBeNull();
+  });
+
+  it("fails with DRIVER_ROUTE_FAILED on an error chunk, and DRIVER_MALFORMED_REPLY on a chunk that is not JSON", async () => {
+    const failing = await serve([chunk({ content: "a" }), `data: ${JSON.stringify({ error: { message: "context overflow" } })}\n\n`]);
+    await expect(callRoute(failing, body(failing, "x"), { key: null, maxRetries: 0 })).rejects.toMatchObject({ code: "DRIVER_ROUTE_FAILED", message: expect.stringContaining("context overflow") });
+    await new Promise<void>((resolve) => raw!.close(() => resolve()));
+    const garbled = await serve([chunk({ content: "a" }), "data: {not json\n\n"]);
+    await expect(callRoute(garbled, body(garbled, "x"), { key: null, maxRetries: 0 })).rejects.toMatchObject({ code: "DRIVER_MALFORMED_REPLY" });
   });
 });

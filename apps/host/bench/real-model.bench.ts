@@ -45,6 +45,11 @@ writeFileSync(
 );
 
 const host = await Host.start({ dataDir, workspace, builtinSkillsDir: join(workspace, "skills"), drive: { maxCellsPerTurn: STEPS } });
+// The host's CPU when no turn runs (workers' heartbeats, timers): a long route call accrues it too.
+const idleFrom = process.cpuUsage();
+await new Promise((resolve) => setTimeout(resolve, 3000));
+const idle = process.cpuUsage(idleFrom);
+const idleMsPerS = (idle.user + idle.system) / 1000 / 3;
 const steps = watchSteps(host);
 // The streamed pieces of each reply (text and argument deltas), for scale.
 const deltas: number[] = [];
@@ -69,4 +74,5 @@ const share = (pick: (s: StepWork) => number) => `p50 ${(100 * percentile(work.m
 console.log(`## real model (llama-cpp-python ${install.version}, SmolLM2-135M-Instruct Q4_1, tool cells): host overhead per step (${work.length} steps after ${WARMUP} warm-up, ${work.filter((s) => s.cell > 0).length} with a cell run; streamed pieces per reply p50 ${percentile(deltas.slice(WARMUP), 50)})`);
 console.log(`host overhead p50 ${p((s) => s.outside, 50).toFixed(3)} ms  p90 ${p((s) => s.outside, 90).toFixed(3)} ms  (target p50 <= 2 ms; wall time outside the route call and the cell execute: what a step waits on the host)`);
 console.log(`host CPU per step ${f((s) => s.cpu)}  (every thread of the host process, the whole step: inside the route call ${f((s) => s.cpuRoute)}, inside cells ${f((s) => s.cpuCell)})`);
+console.log(`  of which the idle host's own (${idleMsPerS.toFixed(3)} ms CPU per second with no turn running): ${((idleMsPerS * p((s) => s.route, 50)) / 1000).toFixed(3)} ms over a route call p50`);
 console.log(`share of a step's wall time: host overhead ${share((s) => s.outside)}; host CPU ${share((s) => s.cpu)}  (step wall p50 ${p((s) => s.wall, 50).toFixed(1)} ms: route call p50 ${p((s) => s.route, 50).toFixed(1)} ms, cells p50 ${p((s) => s.cell, 50).toFixed(1)} ms)`);

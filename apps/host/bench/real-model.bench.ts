@@ -1,20 +1,29 @@
 // pnpm bench (apps/host), a real model (issue 27): host overhead per model step of a driven
 // session against llama.cpp's server (SmolLM2-135M-Instruct, tool cells, temperature 0), and its
 // share of a step's wall time. A step runs from one request's row being written to the next
-// one's; the route call (the server's prompt processing and generation, streamed and parsed as it
-// arrives) and the whole `execute` of the cell (worker round trip included) are measured and
-// excluded, so what is left is the host's own work: the reply recorded, parsed into a cell, the
-// cell dispatched and its record written, its result announced, the next request assembled,
-// digested and its row written. A recording proxy adds tool_choice to every request so each step
-// has a cell. Needs `.ci/setup-llama.sh` (prints why and exits 0 when the server is missing).
+// one's. Two figures, because the host works in two places:
+// - host overhead: the step's wall time less the route call and the cell execute (the reply
+//   recorded, parsed into cells, cell records or refusals written, results announced, the next
+//   request assembled, digested and its row written): what each step waits on the host;
+// - host CPU: the host process's CPU time over the whole step, which adds its work *inside* the
+//   calls: the request serialized and sent, the streamed reply read and parsed chunk by chunk
+//   (llama.cpp's server streams one token per event), the cell dispatched and its frames read.
+//   Waiting on the server's generation or on the worker costs none.
+// A recording proxy adds tool_choice to every request so each step has a call (a 135M model's
+// arguments are often not JSON: then the step is a refusal, which the figures count too); it runs
+// in a process of its own so its work is not counted as the host's. Needs `.ci/setup-llama.sh`
+// (prints why and exits 0 when the server is missing). KLBR_BENCH_REAL_STEPS sets the steps (25).
+import { spawn } from "node:child_process";
+import { once } from "node:events";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { performance } from "node:perf_hooks";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
 import { Host } from "../src/runtime/host";
 import { findLlama, MODEL_ALIAS, startLlamaServer } from "../test/real-model/llama-server";
-import { startRecordingProxy } from "../test/real-model/recording-proxy";
+import { percentile, watchSteps, type StepWork } from "./figures";
 
-const STEPS = 25;
+const STEPS = Number(process.env.KLBR_BENCH_REAL_STEPS ?? 25);
 const WARMUP = 5;
 const install = findLlama();
 if (install === null) {
@@ -22,46 +31,48 @@ if (install === null) {
   process.exit(0);
 }
 const server = await startLlamaServer(install, { chatFormat: "chatml-function-calling", nCtx: 32_768, seed: 1234 });
-const proxy = await startRecordingProxy(server.baseUrl.replace(/\/v1$/, ""));
-proxy.forceToolCalls(STEPS);
+// The proxy's process dies with the bench: it stops when its stdin (our pipe) closes.
+const proxy = spawn(process.execPath, [...process.execArgv, fileURLToPath(new URL("./real-model-proxy.ts", import.meta.url)), server.baseUrl.replace(/\/v1$/, ""), String(STEPS)], { stdio: ["pipe", "pipe", "inherit"] });
+const [proxyUrl] = (await once(createInterface({ input: proxy.stdout! }), "line")) as [string];
 const dataDir = mkdtempSync("/tmp/klbr-rb-");
 const workspace = mkdtempSync("/tmp/klbr-rbw-");
 writeFileSync(
   join(dataDir, "routes.json"),
   JSON.stringify({
     default: "local",
-    routes: [{ name: "local", api: "chat", base_url: proxy.baseUrl, model: MODEL_ALIAS, api_key_env: null, context_tokens: 24_000, cells: "tool", options: { temperature: 0, seed: 1234, max_tokens: 64 } }],
+    routes: [{ name: "local", api: "chat", base_url: proxyUrl, model: MODEL_ALIAS, api_key_env: null, context_tokens: 24_000, cells: "tool", options: { temperature: 0, seed: 1234, max_tokens: 64 } }],
   }),
 );
 
 const host = await Host.start({ dataDir, workspace, builtinSkillsDir: join(workspace, "skills"), drive: { maxCellsPerTurn: STEPS } });
-// One step per request: when its row was written, its route call, and the cells of its reply.
-const steps: Array<{ at: number; route: number; cells: number }> = [];
+// The host's CPU when no turn runs (workers' heartbeats, timers): a long route call accrues it too.
+const idleFrom = process.cpuUsage();
+await new Promise((resolve) => setTimeout(resolve, 3000));
+const idle = process.cpuUsage(idleFrom);
+const idleMsPerS = (idle.user + idle.system) / 1000 / 3;
+const steps = watchSteps(host);
+// The streamed pieces of each reply (text and argument deltas), for scale.
+const deltas: number[] = [];
 host.subscribe((n) => {
-  if (n.type !== "model") return;
-  if (n.phase === "request") steps.push({ at: performance.now(), route: 0, cells: 0 });
-  const step = steps.at(-1);
-  if (step && n.phase === "reply") step.route = n.route_ms as number;
-  if (step && n.phase === "result") step.cells += n.cell_ms as number;
+  if (n.type === "model" && n.phase === "request") deltas.push(0);
+  if (n.type === "model" && n.phase === "delta") deltas[deltas.length - 1]! += 1;
 });
 await host.postInput("Use the python tool to count from 1 upwards, one number per cell.");
 await host.turns!.idle();
 await host.stop();
-await proxy.close();
+proxy.stdin!.end();
+await once(proxy, "exit");
 await server.stop();
 rmSync(dataDir, { recursive: true, force: true });
 rmSync(workspace, { recursive: true, force: true });
 
-const overhead: number[] = [];
-const wall: number[] = [];
-for (let i = WARMUP; i + 1 < steps.length; i++) {
-  const step = steps[i + 1]!.at - steps[i]!.at;
-  wall.push(step);
-  overhead.push(step - steps[i]!.route - steps[i]!.cells);
-}
-const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
-const p = (xs: number[], q: number) => (xs.length === 0 ? NaN : sorted(xs)[Math.floor(q * (xs.length - 1))]!);
-const share = overhead.map((o, i) => o / wall[i]!);
-console.log(`## real model (llama-cpp-python ${install.version}, SmolLM2-135M-Instruct Q4_1, tool cells): host overhead per step (${overhead.length} steps after ${WARMUP} warm-up; route call and cell execute excluded)`);
-console.log(`host overhead p50 ${p(overhead, 0.5).toFixed(3)} ms  p90 ${p(overhead, 0.9).toFixed(3)} ms  (target p50 <= 2 ms)`);
-console.log(`share of a step's wall time: p50 ${(100 * p(share, 0.5)).toFixed(2)}%  (step wall p50 ${p(wall, 0.5).toFixed(1)} ms: route call p50 ${p(steps.slice(WARMUP).map((s) => s.route), 0.5).toFixed(1)} ms, cells p50 ${p(steps.slice(WARMUP).map((s) => s.cells), 0.5).toFixed(1)} ms)`);
+const work = steps.work(WARMUP);
+const p = (pick: (s: StepWork) => number, q: number) => percentile(work.map(pick), q);
+const f = (pick: (s: StepWork) => number) => `p50 ${p(pick, 50).toFixed(3)} ms  p90 ${p(pick, 90).toFixed(3)} ms`;
+const total = (pick: (s: StepWork) => number) => work.reduce((a, s) => a + pick(s), 0);
+const share = (pick: (s: StepWork) => number) => `p50 ${(100 * percentile(work.map((s) => pick(s) / s.wall), 50)).toFixed(3)}%, all steps ${((100 * total(pick)) / total((s) => s.wall)).toFixed(3)}%`;
+console.log(`## real model (llama-cpp-python ${install.version}, SmolLM2-135M-Instruct Q4_1, tool cells): host overhead per step (${work.length} steps after ${WARMUP} warm-up, ${work.filter((s) => s.cell > 0).length} with a cell run; streamed pieces per reply p50 ${percentile(deltas.slice(WARMUP), 50)})`);
+console.log(`host overhead p50 ${p((s) => s.outside, 50).toFixed(3)} ms  p90 ${p((s) => s.outside, 90).toFixed(3)} ms  (target p50 <= 2 ms; wall time outside the route call and the cell execute: what a step waits on the host)`);
+console.log(`host CPU per step ${f((s) => s.cpu)}  (every thread of the host process, the whole step: inside the route call ${f((s) => s.cpuRoute)}, inside cells ${f((s) => s.cpuCell)})`);
+console.log(`  of which the idle host's own (${idleMsPerS.toFixed(3)} ms CPU per second with no turn running): ${((idleMsPerS * p((s) => s.route, 50)) / 1000).toFixed(3)} ms over a route call p50`);
+console.log(`share of a step's wall time: host overhead ${share((s) => s.outside)}; host CPU ${share((s) => s.cpu)}  (step wall p50 ${p((s) => s.wall, 50).toFixed(1)} ms: route call p50 ${p((s) => s.route, 50).toFixed(1)} ms, cells p50 ${p((s) => s.cell, 50).toFixed(1)} ms)`);

@@ -4,6 +4,7 @@ import { createUsageStreamReader, type UsageRecord } from "@klbr/usage";
 import { DriverError, isDriverError } from "./errors.js";
 import type { ModelReply, ToolCall } from "./records.js";
 import type { Route } from "./routes.js";
+import { readSseEvents } from "./sse.js";
 import type { RequestBody } from "./wire.js";
 
 /** What a route call returns: the reply as received, the usage as reported, and what the call cost. */
@@ -32,35 +33,74 @@ export interface RouteCallOptions {
 
 const NO_KEY = "no-key";
 
+/** What one call counts: the attempts its client made and the last body sent. */
+interface CallState {
+  attempts: number;
+  sent: string | null;
+}
+
+/** Where a call's counters ride to the shared client's fetch: a key of the request's fetchOptions, which the SDKs pass on to `fetch`. */
+const CALL_STATE = Symbol("klbr.route-call");
+
+/**
+ * The fetch every cached client uses: it counts the attempts of the call whose state rides in
+ * `init` and keeps the exact body sent, then fetches without that key.
+ */
+const countingFetch = (async (url: string | URL | Request, init?: RequestInit & { [CALL_STATE]?: CallState }) => {
+  const state = init?.[CALL_STATE];
+  // The SDKs copy a request's fetchOptions into every attempt's init; a client that stopped doing so would lose the counts.
+  if (!state) throw new DriverError("DRIVER_ROUTE_FAILED", "the route client called fetch without the call's state (an SDK change?)");
+  const { [CALL_STATE]: _state, ...rest } = init;
+  state.attempts += 1;
+  if (typeof rest.body === "string") state.sent = rest.body;
+  return fetch(url, rest);
+}) as typeof fetch;
+
+/**
+ * One client per route, key and client settings, made once: constructing an SDK client (dozens of
+ * resource objects, environment reads) costs more than the rest of a step's host work. The
+ * clients read their environment (OPENAI_ORG_ID and the like) when made, as a fresh client did at
+ * the first call. Bounded: the oldest is dropped past MAX_CLIENTS.
+ */
+const clients = new Map<string, OpenAI | Anthropic>();
+const MAX_CLIENTS = 32;
+
+function clientFor(route: Route, options: RouteCallOptions): OpenAI | Anthropic {
+  const maxRetries = options.maxRetries ?? 2;
+  const id = JSON.stringify([route.api === "anthropic" ? "anthropic" : "openai", route.base_url, options.key, maxRetries, options.timeoutMs ?? null]);
+  let client = clients.get(id);
+  if (client) return client;
+  const common = {
+    apiKey: options.key ?? NO_KEY,
+    baseURL: route.base_url,
+    maxRetries,
+    fetch: countingFetch,
+    ...(options.timeoutMs !== undefined ? { timeout: options.timeoutMs } : {}),
+  };
+  client = route.api === "anthropic" ? new Anthropic(common) : new OpenAI(common);
+  if (clients.size >= MAX_CLIENTS) clients.delete(clients.keys().next().value!);
+  clients.set(id, client);
+  return client;
+}
+
 /**
  * Send one request over the route's maintained client (openai for chat/responses, the Anthropic
  * SDK for anthropic), streaming, with the clients' own retry and backoff. A counting fetch sees
  * every attempt, so the retries are counted and the bytes sent are known exactly.
  */
 export async function callRoute(route: Route, body: RequestBody, options: RouteCallOptions): Promise<RouteCallResult> {
-  let attempts = 0;
-  let sent: string | null = null;
-  const countingFetch = (async (url: string | URL | Request, init?: RequestInit) => {
-    attempts += 1;
-    if (typeof init?.body === "string") sent = init.body;
-    return fetch(url, init);
-  }) as typeof fetch;
-  const common = {
-    apiKey: options.key ?? NO_KEY,
-    baseURL: route.base_url,
-    maxRetries: options.maxRetries ?? 2,
-    fetch: countingFetch,
-    ...(options.timeoutMs !== undefined ? { timeout: options.timeoutMs } : {}),
-  };
-  const retries = () => Math.max(0, attempts - 1);
+  const state: CallState = { attempts: 0, sent: null };
+  const request = { signal: options.signal, fetchOptions: { [CALL_STATE]: state } as RequestInit };
+  const retries = () => Math.max(0, state.attempts - 1);
   try {
+    const client = clientFor(route, options);
     const { reply, usage } =
       route.api === "anthropic"
-        ? await streamAnthropic(new Anthropic(common), body, options)
+        ? await streamAnthropic(client as Anthropic, body, request, options)
         : route.api === "responses"
-          ? await streamResponses(new OpenAI(common), body, options)
-          : await streamChat(new OpenAI(common), body, options);
-    return { reply, usage, retries: retries(), sent };
+          ? await streamResponses(client as OpenAI, body, request, options)
+          : await streamChat(client as OpenAI, body, request, options);
+    return { reply, usage, retries: retries(), sent: state.sent };
   } catch (error) {
     if (isDriverError(error)) throw new DriverError(error.code, error.message, { retries: retries(), cause: error });
     const e = error as Error & { status?: number };
@@ -71,6 +111,9 @@ export async function callRoute(route: Route, body: RequestBody, options: RouteC
     throw new DriverError(code, `route ${JSON.stringify(route.name)} failed after ${retries()} retries: ${what}: ${e.message}`, { status, retries: retries(), cause: error });
   }
 }
+
+/** A call's own request options: its abort signal, and its counters for the shared client's fetch. */
+type CallRequest = { signal: AbortSignal | undefined; fetchOptions: RequestInit };
 
 function finishUsage(reader: ReturnType<typeof createUsageStreamReader>): UsageRecord | null {
   const record = reader.finish();
@@ -91,15 +134,17 @@ export function accumulateName(sofar: string, delta: string): string {
   return sofar + delta;
 }
 
-async function streamChat(client: OpenAI, body: RequestBody, options: RouteCallOptions) {
-  const stream = await client.chat.completions.create(body as never, { signal: options.signal });
+async function streamChat(client: OpenAI, body: RequestBody, request: CallRequest, options: RouteCallOptions) {
+  // The client sends the request (retries, errors by status); the reply's SSE body is read here (see readSseEvents).
+  const response = await client.chat.completions.create(body as never, request as never).asResponse();
+  if (!response.body) throw malformed("chat", "had no body");
   const usage = createUsageStreamReader();
   let text = "";
   let stop: string | null = null;
   let sawChoice = false;
+  let done = false;
   const calls: Array<ToolCall | undefined> = [];
-  for await (const chunk of stream as unknown as AsyncIterable<Record<string, unknown>>) {
-    if (typeof chunk !== "object" || chunk === null) throw malformed("chat", `sent a chunk that is not an object: ${JSON.stringify(chunk)}`);
+  const onChunk = (chunk: Record<string, unknown>) => {
     usage.push(chunk);
     const choices = chunk.choices;
     if (choices !== undefined && !Array.isArray(choices)) throw malformed("chat", "sent choices that are not an array");
@@ -125,15 +170,29 @@ async function streamChat(client: OpenAI, body: RequestBody, options: RouteCallO
       }
       if (typeof choice.finish_reason === "string") stop = choice.finish_reason;
     }
-  }
+  };
+  await readSseEvents(response.body, (sse) => {
+    // As the openai SDK reads a chat stream: nothing after [DONE]; every other event's data is a
+    // JSON chunk (a SyntaxError is a malformed reply); a chunk carrying `error` is the route's failure.
+    if (done) return;
+    if (sse.data.startsWith("[DONE]")) {
+      done = true;
+      return;
+    }
+    const chunk: unknown = JSON.parse(sse.data);
+    if (typeof chunk !== "object" || chunk === null) throw malformed("chat", `sent a chunk that is not an object: ${JSON.stringify(chunk)}`);
+    const error = (chunk as { error?: unknown }).error;
+    if (error) throw new DriverError("DRIVER_ROUTE_FAILED", `the route reported an error in the stream: ${JSON.stringify(error).slice(0, 500)}`);
+    onChunk(chunk as Record<string, unknown>);
+  });
   if (!sawChoice) throw malformed("chat", "ended without a single choice");
   const list = calls.filter((c): c is ToolCall => c !== undefined);
   for (const call of list) if (call.id === "" || call.name === "") throw malformed("chat", `sent a tool call without an id or a name: ${JSON.stringify(call)}`);
   return { reply: { text, calls: list, stop }, usage: finishUsage(usage) };
 }
 
-async function streamResponses(client: OpenAI, body: RequestBody, options: RouteCallOptions) {
-  const stream = await client.responses.create(body as never, { signal: options.signal });
+async function streamResponses(client: OpenAI, body: RequestBody, request: CallRequest, options: RouteCallOptions) {
+  const stream = await client.responses.create(body as never, request as never);
   const usage = createUsageStreamReader({ provider: "openai_responses" });
   let text = "";
   let stop: string | null = null;
@@ -167,8 +226,8 @@ async function streamResponses(client: OpenAI, body: RequestBody, options: Route
   return { reply: { text, calls, stop }, usage: finishUsage(usage) };
 }
 
-async function streamAnthropic(client: Anthropic, body: RequestBody, options: RouteCallOptions) {
-  const stream = await client.messages.create(body as never, { signal: options.signal });
+async function streamAnthropic(client: Anthropic, body: RequestBody, request: CallRequest, options: RouteCallOptions) {
+  const stream = await client.messages.create(body as never, request as never);
   const usage = createUsageStreamReader({ provider: "anthropic" });
   let text = "";
   let stop: string | null = null;

@@ -169,10 +169,11 @@ export class SessionTurns {
     const turnId = this.host.newId("turn");
     this.host.notify({ type: "model", phase: "turn_start", session_id: this.sessionId, turn_id: turnId, at_ms: this.host.now() });
     let cells = 0;
-    for (;;) {
+    // Only a turn's first step can find calls unanswered (a restart mid-turn): later steps answered or refused them all.
+    for (let step = 0; ; step++) {
       // A closed session (peer.stop) sends nothing more: checked before every request (C13).
       if (this.host.stopping || this.host.closed(this.sessionId)) return;
-      let pending = this.unansweredReply(route);
+      let pending = step === 0 ? this.unansweredReply(route) : null;
       if (!pending) {
         if (this.stop.requested) {
           if (this.endTurn("operator_interrupted", null, true)) this.again = true;
@@ -260,14 +261,13 @@ export class SessionTurns {
   /** The newest reply of the transcript when some of its calls have no answer yet (a resumed turn). */
   private unansweredReply(route: Route): PendingReply | null {
     const rows = this.st.lastReplyRows.all(this.sessionId, this.sessionId) as Array<Record<string, unknown>>;
-    const replyIndex = 0;
     if (rows.length === 0) return null;
-    const requestId = rows[replyIndex]!.ref as string;
+    const requestId = rows[0]!.ref as string;
     const reply = JSON.parse((this.st.reply.get(requestId) as { reply: string }).reply) as ModelReply;
     const answered = new Set<string | null>();
     const preassigned = new Map<string | null, string>();
     let yielded = false;
-    for (const row of rows.slice(replyIndex + 1)) {
+    for (const row of rows.slice(1)) {
       if (row.request_id !== requestId) continue;
       const callId = (row.call_id as string | null) ?? null;
       if (row.kind === "cell") {
@@ -406,7 +406,8 @@ export class SessionTurns {
       });
       const routeMs = performance.now() - routeStarted;
       if (this.host.stopping) return null;
-      if (result.sent !== null && bodyDigest(result.sent) !== digest) {
+      // The body sent is the body recorded (its digest on the row): compared as text, hashed only when it differs.
+      if (result.sent !== null && result.sent !== body.text && bodyDigest(result.sent) !== digest) {
         recordIncident(db, "model.body_mismatch", { session_id: this.sessionId, request_id: id, recorded: digest, sent: bodyDigest(result.sent) }, this.host.now());
       }
       const ended = this.host.now();

@@ -4,7 +4,6 @@ import { createUsageStreamReader, type UsageRecord } from "@klbr/usage";
 import { DriverError, isDriverError } from "./errors.js";
 import type { ModelReply, ToolCall } from "./records.js";
 import type { Route } from "./routes.js";
-import { readSseEvents } from "./sse.js";
 import type { RequestBody } from "./wire.js";
 
 /** What a route call returns: the reply as received, the usage as reported, and what the call cost. */
@@ -135,16 +134,14 @@ export function accumulateName(sofar: string, delta: string): string {
 }
 
 async function streamChat(client: OpenAI, body: RequestBody, request: CallRequest, options: RouteCallOptions) {
-  // The client sends the request (retries, errors by status); the reply's SSE body is read here (see readSseEvents).
-  const response = await client.chat.completions.create(body as never, request as never).asResponse();
-  if (!response.body) throw malformed("chat", "had no body");
+  const stream = await client.chat.completions.create(body as never, request as never);
   const usage = createUsageStreamReader();
   let text = "";
   let stop: string | null = null;
   let sawChoice = false;
-  let done = false;
   const calls: Array<ToolCall | undefined> = [];
-  const onChunk = (chunk: Record<string, unknown>) => {
+  for await (const chunk of stream as unknown as AsyncIterable<Record<string, unknown>>) {
+    if (typeof chunk !== "object" || chunk === null) throw malformed("chat", `sent a chunk that is not an object: ${JSON.stringify(chunk)}`);
     usage.push(chunk);
     const choices = chunk.choices;
     if (choices !== undefined && !Array.isArray(choices)) throw malformed("chat", "sent choices that are not an array");
@@ -170,21 +167,7 @@ async function streamChat(client: OpenAI, body: RequestBody, request: CallReques
       }
       if (typeof choice.finish_reason === "string") stop = choice.finish_reason;
     }
-  };
-  await readSseEvents(response.body, (sse) => {
-    // As the openai SDK reads a chat stream: nothing after [DONE]; every other event's data is a
-    // JSON chunk (a SyntaxError is a malformed reply); a chunk carrying `error` is the route's failure.
-    if (done) return;
-    if (sse.data.startsWith("[DONE]")) {
-      done = true;
-      return;
-    }
-    const chunk: unknown = JSON.parse(sse.data);
-    if (typeof chunk !== "object" || chunk === null) throw malformed("chat", `sent a chunk that is not an object: ${JSON.stringify(chunk)}`);
-    const error = (chunk as { error?: unknown }).error;
-    if (error) throw new DriverError("DRIVER_ROUTE_FAILED", `the route reported an error in the stream: ${JSON.stringify(error).slice(0, 500)}`);
-    onChunk(chunk as Record<string, unknown>);
-  });
+  }
   if (!sawChoice) throw malformed("chat", "ended without a single choice");
   const list = calls.filter((c): c is ToolCall => c !== undefined);
   for (const call of list) if (call.id === "" || call.name === "") throw malformed("chat", `sent a tool call without an id or a name: ${JSON.stringify(call)}`);

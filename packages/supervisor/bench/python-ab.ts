@@ -3,60 +3,18 @@
 // BASE_PY=/tmp/base/python) against this checkout's python/. Prints the `1+1` round trip (with and
 // without --live-output) against the ping-pong floor, and busy-loop interrupt to completion.
 //   BASE_PY=... [WHAT=rt,int] [ROUNDS=2000] [N=40] pnpm exec tsx --conditions=@klbr/source bench/python-ab.ts
-import { mkdtemp, rm } from "node:fs/promises";
-import { createServer, type Socket } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { execa } from "execa";
+import { openPingPong, pct } from "./ping-pong.js";
 import { resolvePython, startWorker, type Worker } from "../src/index.js";
 
 const NEW_PY = fileURLToPath(new URL("../../../python", import.meta.url));
 const BASE_PY = process.env.BASE_PY ?? "/tmp/pyperf-base/python";
-const ECHO = fileURLToPath(new URL("./echo.py", import.meta.url));
 const python = resolvePython();
 let gen = 0;
 const now = () => performance.now();
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-function pct(values: number[], p: number): number {
-  const s = [...values].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
-}
 const wb = (py: string, extra: object = {}) => startWorker({ role: "workbench", sessionId: "bench", generation: `g-${++gen}`, pythonPath: [py], ...extra });
 
-async function openPingPong() {
-  const dir = await mkdtemp(join(tmpdir(), "klbr-b-"));
-  const path = join(dir, "e.sock");
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(path, r));
-  const child = execa(python, [ECHO, path], { stdin: "ignore", buffer: false, cleanup: true });
-  const socket = await new Promise<Socket>((r) => server.once("connection", r));
-  let pending: ((v: unknown) => void) | undefined;
-  let buf = Buffer.alloc(0);
-  socket.on("data", (chunk: Buffer) => {
-    buf = Buffer.concat([buf, chunk]);
-    while (buf.length >= 4 && buf.length >= 4 + buf.readUInt32BE(0)) {
-      const len = buf.readUInt32BE(0);
-      const value = JSON.parse(buf.subarray(4, 4 + len).toString("utf8"));
-      buf = buf.subarray(4 + len);
-      pending?.(value);
-    }
-  });
-  return {
-    async once(i: number) {
-      const message = { version: 1, session_id: "bench", generation: "g", message: { kind: "execute", id: `c-${i}`, code: "1+1" } };
-      const body = Buffer.from(JSON.stringify(message));
-      const head = Buffer.alloc(4);
-      head.writeUInt32BE(body.length);
-      const t = now();
-      const got = new Promise((r) => (pending = r));
-      socket.write(Buffer.concat([head, body]));
-      await got;
-      return now() - t;
-    },
-    async close() { socket.destroy(); server.close(); await child.catch(() => undefined); await rm(dir, { recursive: true, force: true }); },
-  };
-}
 async function te(w: Worker, live = false) {
   const t = now();
   const done = await w.execute("1+1", live ? { onOutput: () => undefined } : {});
@@ -66,7 +24,7 @@ async function te(w: Worker, live = false) {
 async function roundTrip(rounds: number) {
   const ws = [await wb(BASE_PY), await wb(NEW_PY), await wb(BASE_PY, { liveOutput: true }), await wb(NEW_PY, { liveOutput: true })];
   const names = ["base", "new", "base-live", "new-live"];
-  const echo = await openPingPong();
+  const echo = await openPingPong(python);
   const t: number[][] = ws.map(() => []);
   const e: number[] = [];
   for (let i = 0; i < rounds + 500; i++) {

@@ -1,16 +1,13 @@
 // `pnpm bench`: one run prints every figure next to a baseline measured in the same run.
 import { readFileSync } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
-import { createServer, type Socket } from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { execa } from "execa";
+import { openPingPong, pct } from "./ping-pong.js";
 import { resolvePython, startWorker, type CellOutput, type Worker } from "../src/index.js";
 
 const PYTHON_DIR = fileURLToPath(new URL("../../../python", import.meta.url));
 const HOOKS_SOURCE = join(PYTHON_DIR, "klbr_hooks");
-const ECHO = fileURLToPath(new URL("./echo.py", import.meta.url));
 const NODE_WORKER = fileURLToPath(new URL("./node-worker.mjs", import.meta.url));
 const python = resolvePython();
 const MiB = 1024 * 1024;
@@ -19,10 +16,6 @@ let gen = 0;
 const now = () => performance.now();
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
-function pct(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
 const ms = (v: number) => `${v.toFixed(3)} ms`;
 function line(name: string, value: string, baseline?: string, ratio?: number, target?: string): void {
   const parts = [name.padEnd(34), value.padEnd(28)];
@@ -59,51 +52,6 @@ async function coldStart(): Promise<void> {
   line("cold start to ready (p50)", ms(r), `python -c pass ${ms(b)}`, r / b, "<= x2.5");
 }
 
-interface PingPong {
-  /** One length-prefixed JSON message to the echo and back; resolves with its milliseconds. */
-  once(i: number): Promise<number>;
-  close(): Promise<void>;
-}
-
-/** The baseline: plain length-prefixed JSON to a Python echo over a Unix socket, and back. */
-async function openPingPong(): Promise<PingPong> {
-  const dir = await mkdtemp(join(tmpdir(), "klbr-b-"));
-  const path = join(dir, "e.sock");
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(path, r));
-  const child = execa(python, [ECHO, path], { stdin: "ignore", buffer: false, cleanup: true });
-  const socket = await new Promise<Socket>((r) => server.once("connection", r));
-  let pending: ((v: unknown) => void) | undefined;
-  let buf = Buffer.alloc(0);
-  socket.on("data", (chunk: Buffer) => {
-    buf = Buffer.concat([buf, chunk]);
-    while (buf.length >= 4 && buf.length >= 4 + buf.readUInt32BE(0)) {
-      const len = buf.readUInt32BE(0);
-      const value = JSON.parse(buf.subarray(4, 4 + len).toString("utf8"));
-      buf = buf.subarray(4 + len);
-      pending?.(value);
-    }
-  });
-  return {
-    async once(i) {
-      const message = { version: 1, session_id: "bench", generation: "g", message: { kind: "execute", id: `c-${i}`, code: "1+1" } };
-      const body = Buffer.from(JSON.stringify(message));
-      const head = Buffer.alloc(4);
-      head.writeUInt32BE(body.length);
-      const t = now();
-      const got = new Promise((r) => (pending = r));
-      socket.write(Buffer.concat([head, body]));
-      await got;
-      return now() - t;
-    },
-    async close() {
-      socket.destroy();
-      server.close();
-      await child.catch(() => undefined);
-      await rm(dir, { recursive: true, force: true });
-    },
-  };
-}
 
 async function timedExecute(w: Worker, onOutput?: (o: CellOutput) => void): Promise<number> {
   const t = now();
@@ -119,7 +67,7 @@ async function roundTrip(): Promise<void> {
   const w = await workbench();
   const live = await workbench({ liveOutput: true });
   const thin = await workbench({ command: [process.execPath, NODE_WORKER] });
-  const echo = await openPingPong();
+  const echo = await openPingPong(python);
   const times: number[] = [];
   const liveTimes: number[] = [];
   const hostOnly: number[] = [];

@@ -1,5 +1,6 @@
-import { eq, sql } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import type { HostDb } from "../db/open";
+import { placeholder, preparedPerConnection } from "./prepared";
 import { executions } from "../db/schema";
 
 /** One execution row. */
@@ -9,10 +10,8 @@ export type ExecutionStatus = Exclude<ExecutionRow["status"], "running">;
 
 // The two statements every cell runs are prepared once per connection: building a query through
 // drizzle on each call cost about a fifth of the host's CPU per cell.
-const prepared = new WeakMap<HostDb, ReturnType<typeof prepare>>();
-
 function prepare(db: HostDb) {
-  const p = (name: string) => sql.placeholder(name) as never;
+  const p = placeholder;
   return {
     start: db
       .insert(executions)
@@ -38,14 +37,7 @@ function prepare(db: HostDb) {
   };
 }
 
-function statements(db: HostDb): ReturnType<typeof prepare> {
-  let s = prepared.get(db);
-  if (!s) {
-    s = prepare(db);
-    prepared.set(db, s);
-  }
-  return s;
-}
+const statements = preparedPerConnection(prepare);
 
 /** Open an execution record before the cell is sent, so a crash mid-cell leaves evidence. */
 export function startExecution(

@@ -1,17 +1,16 @@
-import { desc, eq, sql } from "drizzle-orm";
+import { desc, eq } from "drizzle-orm";
 import type { HostDb } from "../db/open";
+import { placeholder, preparedPerConnection } from "./prepared";
 import { kernelResets } from "../db/schema";
 
 /** One kernel.reset row. */
 export type KernelResetRow = typeof kernelResets.$inferSelect;
 
 // Every workbench generation's start runs both statements (a warm spare's first cell waits on
-// them): prepared once per connection, as the execution statements are (store/executions.ts);
+// them): prepared once per connection (prepared.ts), as the execution statements are;
 // built through drizzle on each call they cost about 0.6-0.9 ms each, 0.1 ms prepared.
-const prepared = new WeakMap<HostDb, ReturnType<typeof prepare>>();
-
 function prepare(db: HostDb) {
-  const p = (name: string) => sql.placeholder(name) as never;
+  const p = placeholder;
   return {
     record: db
       .insert(kernelResets)
@@ -22,14 +21,7 @@ function prepare(db: HostDb) {
   };
 }
 
-function statements(db: HostDb): ReturnType<typeof prepare> {
-  let s = prepared.get(db);
-  if (!s) {
-    s = prepare(db);
-    prepared.set(db, s);
-  }
-  return s;
-}
+const statements = preparedPerConnection(prepare);
 
 /** Record kernel.reset: a new workbench generation and the skill set revision its hello echoed. */
 export function recordKernelReset(db: HostDb, row: typeof kernelResets.$inferInsert): KernelResetRow {

@@ -44,8 +44,8 @@ function externalDependencies(): Plugin {
       b.onResolve({ filter: /^[^./]/ }, async (args) => {
         if (args.path.startsWith("@klbr/") || args.path.startsWith("node:") || args.pluginData === "resolving") return undefined;
         const resolved = await b.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, importer: args.importer, pluginData: "resolving" });
-        if (resolved.errors.length > 0 || resolved.external) return resolved.errors.length > 0 ? { errors: resolved.errors } : { path: args.path, external: true };
-        return { path: pathToFileURL(resolved.path).href, external: true };
+        if (resolved.errors.length > 0) return { errors: resolved.errors };
+        return { path: resolved.external ? args.path : pathToFileURL(resolved.path).href, external: true };
       });
     },
   };

@@ -10,7 +10,10 @@ export const sharedTestConfig = defineConfig({
   ssr: { resolve: { conditions: ["@klbr/source"], externalConditions: ["@klbr/source"] } },
   test: {
     pool: "forks",
-    testTimeout: 20_000,
+    // A test waits on events, never on time, so its timeout only catches a hang. Many tests are
+    // CPU-bound (property runs, Python starts): CI on a busy 2-core machine (two packages at once
+    // beside two `yes`) gives each a fraction of a core, and a 5 s property test took 27 s there.
+    testTimeout: 60_000,
     // Hooks start daemons, hosts and Python workers (several each), as a test does: on a loaded
     // 2-core machine vitest's 10 s default is outlasted. Bounded like a test, with room for the
     // several starts a beforeAll makes.

@@ -24,6 +24,7 @@ import { workerRoutes } from "./routes.js";
 import type { NamespaceProcs, PinnedProc } from "./sandbox.js";
 import type { SpawnedWorker } from "./spawn.js";
 import { ByteTail } from "./tail.js";
+import { merged } from "./merged.js";
 import { treeTag } from "./tagged.js";
 import { rememberTree, type KnownProcs } from "./tree.js";
 import type { HelloMessage, HookInput, HookSlot, InboundMessage } from "./wire.js";
@@ -301,7 +302,7 @@ export class WorkerProcess implements Worker {
     this.#live.started(id, opts.onOutput);
     if (opts.signal) interruptOnAbort(opts.signal, cell, () => void this.interrupt(id));
     // Read as the completion settles, before the exit path removes a dead worker's group.
-    return cell.promise.then((completion) => ({ ...completion, usage: this.#limits.cellEnd() }));
+    return cell.promise.then((completion) => merged(completion, { usage: this.#limits.cellEnd() }));
   }
 
   async invoke<S extends HookSlot>(slot: S, input: HookInput<S>, opts: { id?: string } = {}): Promise<HookCompletion<S>> {

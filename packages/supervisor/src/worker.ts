@@ -292,7 +292,7 @@ export class WorkerProcess implements Worker {
     if (!IDENTIFIER.test(id)) throw new SupervisorError("WORKER_INVALID_ARGUMENT", `execution id ${JSON.stringify(id)} is not an identifier`);
     const cell = new Operation<CellCompletion>(id);
     try {
-      this.#loop.channel!.send({ kind: "execute", id, code });
+      this.#loop.channel!.sendExecute(id, code);
     } catch (err) {
       throw new SupervisorError("WORKER_INVALID_ARGUMENT", `cell ${JSON.stringify(id)} cannot be sent: ${messageOf(err)}`, { cause: err });
     }

@@ -2,7 +2,7 @@
 // a baseline's src/ (another commit's, extracted under this package so its imports resolve) and this
 // checkout's, each with its own worker, interleaved round by round in alternating order, beside the
 // ping-pong floor. Prints the `1+1` round trip p50 of each against the floor.
-//   git archive main packages/supervisor/src | (mkdir -p .host-base && tar -x -C .host-base --strip-components=3)
+//   (cd ../.. && git archive main packages/supervisor/src) | (mkdir -p .host-base && tar -x -C .host-base --strip-components=3)
 //   [BASE_SRC=.host-base] [ROUNDS=4000] pnpm exec tsx --conditions=@klbr/source bench/host-ab.ts
 //   rm -rf .host-base
 import { resolve } from "node:path";

@@ -1,6 +1,6 @@
 import type { Socket } from "node:net";
 import { FrameDecoder, isFrameError } from "@klbr/frame";
-import { errorCode, readMessage, writeExecute, writeMessage, type Identity, type InboundMessage, type OutboundMessage } from "./wire.js";
+import { errorCode, readMessage, writeExecute, writeInterrupt, writeMessage, type Identity, type InboundMessage, type OutboundMessage } from "./wire.js";
 
 /** What a channel tells its owner. */
 export interface ChannelHandlers {
@@ -53,6 +53,13 @@ export class Channel {
   sendExecute(id: string, code: string): boolean {
     if (this.#closed) return false;
     this.#socket.write(writeExecute(this.#ids, id, code));
+    return true;
+  }
+
+  /** `send({ kind: "interrupt", id })`, with the interrupt's own encoder (wire.ts). */
+  sendInterrupt(id: string): boolean {
+    if (this.#closed) return false;
+    this.#socket.write(writeInterrupt(this.#ids, id));
     return true;
   }
 

@@ -1,6 +1,6 @@
 import { MAX_CELL_SOURCE_BYTES } from "@klbr/envelope";
 import { describe, expect, it } from "vitest";
-import { errorCode, writeExecute, writeMessage, type Identity } from "./wire.js";
+import { errorCode, writeExecute, writeInterrupt, writeMessage, type Identity } from "./wire.js";
 
 type Outcome = { bytes: string } | { error: string | undefined; message: string };
 
@@ -58,6 +58,25 @@ describe("writeExecute", () => {
       [IDS, "a".repeat(128)],
     ] as [Identity, string][]) {
       expectSame(ids, id, "1+1");
+    }
+  });
+
+  it("writes interrupts as writeMessage does, for good and bad ids and identities", () => {
+    const cases: [Identity, string][] = [
+      [IDS, "c-1"],
+      [IDS, "busy-17"],
+      [IDS, "a".repeat(128)],
+      [IDS, "a".repeat(129)],
+      [IDS, "bad id"],
+      [IDS, ""],
+      [IDS, "\u00e9"],
+      [{ sessionId: "s.1_x-Y", generation: "G-2" }, "x"],
+      [{ sessionId: "bad session", generation: "g" }, "c-1"],
+      [{ sessionId: "s", generation: "" }, "c-1"],
+    ];
+    for (const [ids, id] of cases) {
+      const general = outcome(() => writeMessage(ids, { kind: "interrupt", id }));
+      expect(outcome(() => writeInterrupt(ids, id))).toEqual(general);
     }
   });
 });

@@ -85,16 +85,32 @@ export function writeExecute(ids: Identity, id: string, code: string): Uint8Arra
     const text =
       `{"version":${PROTOCOL_VERSION},"session_id":"${ids.sessionId}","generation":"${ids.generation}",` +
       `"message":{"kind":"execute","id":"${id}","code":${JSON.stringify(code)}}}`;
-    const length = text.length * 3 <= MAX_FRAME_BYTES ? -1 : Buffer.byteLength(text, "utf8");
-    if (length <= MAX_FRAME_BYTES) {
-      // At most 3 bytes per UTF-16 unit: encode into room enough, then write the length it took.
-      const out = new Uint8Array(HEADER_BYTES + (length < 0 ? text.length * 3 : length));
-      const written = utf8.encodeInto(text, out.subarray(HEADER_BYTES)).written;
-      new DataView(out.buffer).setUint32(0, written, false);
-      return out.subarray(0, HEADER_BYTES + written);
-    }
+    const frame = plainFrame(text);
+    if (frame) return frame;
   }
   return writeMessage(ids, { kind: "execute", id, code });
+}
+
+/** The frame of `interrupt {id}`, as {@link writeExecute} writes an execute: writeMessage's bytes or its error. */
+export function writeInterrupt(ids: Identity, id: string): Uint8Array {
+  if (isIdentifier(ids.sessionId) && isIdentifier(ids.generation) && isIdentifier(id)) {
+    const frame = plainFrame(
+      `{"version":${PROTOCOL_VERSION},"session_id":"${ids.sessionId}","generation":"${ids.generation}","message":{"kind":"interrupt","id":"${id}"}}`,
+    );
+    if (frame) return frame;
+  }
+  return writeMessage(ids, { kind: "interrupt", id });
+}
+
+/** The frame of JSON `text` (what encodeFrame writes for the value it parses to), or undefined over the frame limit. */
+function plainFrame(text: string): Uint8Array | undefined {
+  const length = text.length * 3 <= MAX_FRAME_BYTES ? -1 : Buffer.byteLength(text, "utf8");
+  if (length > MAX_FRAME_BYTES) return undefined;
+  // At most 3 bytes per UTF-16 unit: encode into room enough, then write the length it took.
+  const out = new Uint8Array(HEADER_BYTES + (length < 0 ? text.length * 3 : length));
+  const written = utf8.encodeInto(text, out.subarray(HEADER_BYTES)).written;
+  new DataView(out.buffer).setUint32(0, written, false);
+  return out.subarray(0, HEADER_BYTES + written);
 }
 
 /** The stable `code` of a frame or envelope error, or undefined for anything else. */

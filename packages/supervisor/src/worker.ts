@@ -321,7 +321,7 @@ export class WorkerProcess implements Worker {
     if (!op || op.ended || this.#phase !== "running") return { rung: "not_running" };
     op.ladder ??= climbLadder(op, {
       config: this.#config,
-      sendInterrupt: (opId) => this.#loop.channel?.send({ kind: "interrupt", id: opId }),
+      sendInterrupt: (opId) => this.#loop.channel?.sendInterrupt(opId),
       sigint: () =>
         sigintWorker({ control: this.#spawned?.control, exited: this.#exit !== undefined, ns: this.#ns, inner: this.#inner, pid: this.#guardPid }),
       hardStop: (detail) => this.#stopTree("interrupt_escalated", detail, "requested"),

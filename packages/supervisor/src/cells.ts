@@ -3,6 +3,7 @@ import type { HostRequestHandler } from "./options.js";
 import type { Operation } from "./operation.js";
 import { cellEnd, type StopInfo } from "./records.js";
 import type { CompletedResult } from "./wire.js";
+import { merged } from "./merged.js";
 
 /** The foreground cell and what its host requests have used so far. */
 export interface CellRun {
@@ -44,7 +45,7 @@ export class CellSlot {
         return `execution ${JSON.stringify(cell.id)} yielded without an accepted wait`;
       }
       this.#run = undefined;
-      cell.settle({ ...result, ...base, source: "worker" });
+      cell.settle(merged(result, { id: base.id, startedAt: base.startedAt, endedAt: base.endedAt, endedBy, source: "worker" as const }));
     } else if (result.kind === "failed") {
       this.#run = undefined;
       cell.settle({ ...base, kind: "failed", source: "worker", error: result.error, reason: "worker_failed", exit: null, tails: null });

@@ -1,6 +1,6 @@
 import type { Socket } from "node:net";
 import { FrameDecoder, isFrameError } from "@klbr/frame";
-import { errorCode, readMessage, writeMessage, type Identity, type InboundMessage, type OutboundMessage } from "./wire.js";
+import { errorCode, readMessage, writeExecute, writeInterrupt, writeMessage, type Identity, type InboundMessage, type OutboundMessage } from "./wire.js";
 
 /** What a channel tells its owner. */
 export interface ChannelHandlers {
@@ -46,6 +46,20 @@ export class Channel {
     if (this.#closed) return false;
     const frame = writeMessage(this.#ids, message);
     this.#socket.write(frame);
+    return true;
+  }
+
+  /** `send({ kind: "execute", id, code })`, with the execute's own encoder (wire.ts). */
+  sendExecute(id: string, code: string): boolean {
+    if (this.#closed) return false;
+    this.#socket.write(writeExecute(this.#ids, id, code));
+    return true;
+  }
+
+  /** `send({ kind: "interrupt", id })`, with the interrupt's own encoder (wire.ts). */
+  sendInterrupt(id: string): boolean {
+    if (this.#closed) return false;
+    this.#socket.write(writeInterrupt(this.#ids, id));
     return true;
   }
 

@@ -24,6 +24,7 @@ import { workerRoutes } from "./routes.js";
 import type { NamespaceProcs, PinnedProc } from "./sandbox.js";
 import type { SpawnedWorker } from "./spawn.js";
 import { ByteTail } from "./tail.js";
+import { merged } from "./merged.js";
 import { treeTag } from "./tagged.js";
 import { rememberTree, type KnownProcs } from "./tree.js";
 import type { HelloMessage, HookInput, HookSlot, InboundMessage } from "./wire.js";
@@ -291,7 +292,7 @@ export class WorkerProcess implements Worker {
     if (!IDENTIFIER.test(id)) throw new SupervisorError("WORKER_INVALID_ARGUMENT", `execution id ${JSON.stringify(id)} is not an identifier`);
     const cell = new Operation<CellCompletion>(id);
     try {
-      this.#loop.channel!.send({ kind: "execute", id, code });
+      this.#loop.channel!.sendExecute(id, code);
     } catch (err) {
       throw new SupervisorError("WORKER_INVALID_ARGUMENT", `cell ${JSON.stringify(id)} cannot be sent: ${messageOf(err)}`, { cause: err });
     }
@@ -301,7 +302,7 @@ export class WorkerProcess implements Worker {
     this.#live.started(id, opts.onOutput);
     if (opts.signal) interruptOnAbort(opts.signal, cell, () => void this.interrupt(id));
     // Read as the completion settles, before the exit path removes a dead worker's group.
-    return cell.promise.then((completion) => ({ ...completion, usage: this.#limits.cellEnd() }));
+    return cell.promise.then((completion) => merged(completion, { usage: this.#limits.cellEnd() }));
   }
 
   async invoke<S extends HookSlot>(slot: S, input: HookInput<S>, opts: { id?: string } = {}): Promise<HookCompletion<S>> {
@@ -320,7 +321,7 @@ export class WorkerProcess implements Worker {
     if (!op || op.ended || this.#phase !== "running") return { rung: "not_running" };
     op.ladder ??= climbLadder(op, {
       config: this.#config,
-      sendInterrupt: (opId) => this.#loop.channel?.send({ kind: "interrupt", id: opId }),
+      sendInterrupt: (opId) => this.#loop.channel?.sendInterrupt(opId),
       sigint: () =>
         sigintWorker({ control: this.#spawned?.control, exited: this.#exit !== undefined, ns: this.#ns, inner: this.#inner, pid: this.#guardPid }),
       hardStop: (detail) => this.#stopTree("interrupt_escalated", detail, "requested"),

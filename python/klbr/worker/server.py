@@ -50,6 +50,11 @@ from .doorbell import DOORBELL_SIGNAL
 from .loop import new_worker_loop, start_task
 from .reaper import Reaper, has_children, kill_descendants
 
+try:  # the C functions signal.py wraps: the same handler and mask, without the wrappers' enum lookups
+    from _signal import getsignal as _getsignal, pthread_sigmask as _pthread_sigmask
+except ImportError:  # another implementation: the wrappers
+    _getsignal, _pthread_sigmask = signal.getsignal, signal.pthread_sigmask
+
 if TYPE_CHECKING:  # the hooks role's imports are loaded only by that role (live output's only with it)
     from .hooks_role import HookSource
     from .live import LiveOutput
@@ -161,6 +166,21 @@ class Foreground:
         #: True once the completion was sent (by the cell's task itself, or by its done callback).
         self.completed = False
         self.on_done: Any = None
+
+
+def sigint_handler() -> Any:
+    """``signal.getsignal(signal.SIGINT)``, compared the same (an int where that gives its enum).
+
+    The wrapper turns the result into a ``Handlers`` enum member when it can, and for any other
+    handler (the worker's own bound method) that lookup raises and catches a ValueError inside
+    the enum machinery: about 10 us on the doorbell's path, which runs as the interrupt lands.
+    """
+    return _getsignal(signal.SIGINT)
+
+
+def sigint_blocked() -> bool:
+    """``signal.SIGINT in signal.pthread_sigmask(signal.SIG_BLOCK, ())``, without the enum set it builds."""
+    return signal.SIGINT in _pthread_sigmask(signal.SIG_BLOCK, ())
 
 
 def _diagnose(line: str) -> None:
@@ -390,7 +410,7 @@ class Worker:
         """Whether ``fg`` still waits for its kick: asked, not landed, its code running, our handler in place."""
         return (
             self.fg is fg and fg.kick_pending and not fg.kick_landed and fg.armed
-            and signal.getsignal(signal.SIGINT) == self._on_sigint
+            and sigint_handler() == self._on_sigint
         )
 
     def _kicker(self) -> None:
@@ -456,9 +476,9 @@ class Worker:
                 current = False
             if (
                 current
-                and signal.getsignal(signal.SIGINT) == self._on_sigint
+                and sigint_handler() == self._on_sigint
                 and not in_worker_code(frame)
-                and signal.SIGINT not in signal.pthread_sigmask(signal.SIG_BLOCK, ())
+                and not sigint_blocked()
             ):
                 fg.kick_landed = True
             else:

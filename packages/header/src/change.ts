@@ -79,6 +79,7 @@ export function applyChange(base: ChangeBase, change: Change, target: ChangeTarg
     const wanted = target.sources;
     if (wanted) {
       sources.forEach((source, index) => {
+        // Stryker disable next-line OptionalChaining: patchesPerSource made target.sources line up with the base, so wanted[index] exists
         const expected = wanted[index]?.digest;
         if (expected !== undefined && sha256Hex(source.text) !== expected) {
           throw new HeaderError("HEADER_SOURCE_MISMATCH", `patched source ${describe(source.name)} does not have its recorded digest ${expected}`);

@@ -1,5 +1,5 @@
 // Every refusal names what it refused: the exact message of each error, beside its stable code.
-import { describe as group, expect, it } from "vitest";
+import { beforeEach, describe as group, expect, it } from "vitest";
 import { applyChange } from "./change.js";
 import { resolve } from "./chain.js";
 import { sha256Hex } from "./digest.js";
@@ -185,7 +185,11 @@ group("applyChange refusals", () => {
 });
 
 group("record refusals", () => {
-  const pin = pinOf("t");
+  // Built per test, not at collection (where Stryker would count sha256Hex's mutants as static).
+  let pin: ReturnType<typeof pinOf>;
+  beforeEach(() => {
+    pin = pinOf("t");
+  });
   it.each<[string, () => unknown, HeaderErrorCode, string]>([
     ["not a record", () => parseHeaderRecord(5), "HEADER_INVALID_RECORD", "record type undefined is neither header_pin nor header_revision"],
     ["null", () => parseHeaderRecord(null), "HEADER_INVALID_RECORD", "record type undefined is neither header_pin nor header_revision"],
@@ -199,6 +203,8 @@ group("record refusals", () => {
     ["a pin time", () => parseHeaderPin({ ...pin, pinned_at_ms: -1 }), "HEADER_INVALID_TIME", "pinned_at_ms -1 is not a non-negative integer of milliseconds"],
     ["a time", () => checkTime(1.5), "HEADER_INVALID_TIME", "time 1.5 is not a non-negative integer of milliseconds"],
     ["a time string", () => checkTime("1"), "HEADER_INVALID_TIME", 'time "1" is not a non-negative integer of milliseconds'],
+    ["a revision that is an array", () => parseHeaderRevision([]), "HEADER_INVALID_RECORD", "header_revision must be an object, got []"],
+    ["a revision with an extra field", () => parseHeaderRevision(revisionOf({ form: "full", text: "t" }, "t", { extra: 1 })), "HEADER_INVALID_RECORD", 'header_revision has an unknown field "extra"'],
     ["a revision typed as a pin", () => parseHeaderRevision(revisionOf({ form: "full", text: "t" }, "t", { type: "header_pin" })), "HEADER_INVALID_RECORD", 'record type "header_pin" is not header_revision'],
     ["a change that is null", () => parseHeaderRevision(revisionOf(null, "t")), "HEADER_INVALID_RECORD", "change must be an object, got null"],
     ["a full change with a diff field", () => parseHeaderRevision(revisionOf({ form: "full", text: "t", base_digest: sha256Hex("") }, "t")), "HEADER_INVALID_RECORD", 'full change has an unknown field "base_digest"'],

@@ -1,5 +1,5 @@
 import { formatStamp as transcriptStamp } from "@klbr/transcript";
-import { describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { sha256Hex } from "./digest.js";
 import { describeActor, formatStamp, renderObservation, renderPatches } from "./render.js";
 import { observe, pinAtStart } from "./rules.js";
@@ -42,9 +42,16 @@ describe("renderPatches", () => {
 });
 
 describe("renderObservation", () => {
-  const pin = pinAtStart([{ name: "contract", text: "keep it short\n" }], 1);
-  const first = observe([pin], [{ name: "contract", text: "keep it short\nsay why\n" }], { origin: "host" }, 1_789_329_293_123)!;
-  const second = observe([pin, first], [{ name: "contract", text: "keep it short\nsay why\n" }, { name: "local", text: "x\n" }], { origin: "session", execution_id: "e", step: 2 }, 1_789_329_294_000)!;
+  // Built per test (not at collection): code run while vitest collects counts as "static" for
+  // Stryker, which then reruns the whole suite for every mutant of it.
+  let pin: ReturnType<typeof pinAtStart>;
+  let first: NonNullable<ReturnType<typeof observe>>;
+  let second: NonNullable<ReturnType<typeof observe>>;
+  beforeEach(() => {
+    pin = pinAtStart([{ name: "contract", text: "keep it short\n" }], 1);
+    first = observe([pin], [{ name: "contract", text: "keep it short\nsay why\n" }], { origin: "host" }, 1_789_329_293_123)!;
+    second = observe([pin, first], [{ name: "contract", text: "keep it short\nsay why\n" }, { name: "local", text: "x\n" }], { origin: "session", execution_id: "e", step: 2 }, 1_789_329_294_000)!;
+  });
 
   it("renders an observation made by observe, patch included", () => {
     expect(renderObservation(first, pin.text)).toBe(

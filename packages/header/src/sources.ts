@@ -52,5 +52,6 @@ export function recordSources(sources: readonly SourceInput[]): RecordedSource[]
 
 /** True when two source lists line up by name: the same names in the same order. */
 export function sourcesLineUp(a: readonly { name: string }[], b: readonly { name: string }[]): boolean {
+  // Stryker disable next-line OptionalChaining: the lengths are equal (checked first), so b[index] exists
   return a.length === b.length && a.every((source, index) => source.name === b[index]?.name);
 }

@@ -9,7 +9,6 @@ import {
   planBudgetFold,
   RequestAssembler,
   routeKey,
-  sharedPrefixBytes,
   type FrontierRef,
   type ModelReply,
   type Route,
@@ -354,8 +353,7 @@ export class SessionTurns {
     this.transcribe(pinOf(sqlite, this.sessionId)?.id ?? 0);
     let { assembler, pinId, frontier } = this.assemble(route);
     let body = assembler.body();
-    const bytes = Buffer.byteLength(body.text, "utf8");
-    if (needsBudgetFold(bytes, route.context_tokens)) {
+    if (needsBudgetFold(body.bytes, route.context_tokens)) {
       const records = loadTranscript(sqlite, this.sessionId, frontier?.coversThrough ?? 0);
       // Planned on the body that will be sent (C12): the route's fields and tool, the header the
       // fold pins (the current text), the block for each cut, the records in the route's wire shape.
@@ -371,7 +369,7 @@ export class SessionTurns {
     }
     if (this.previousBody === undefined) this.previousBody = this.lastSentBody();
     const id = this.host.newId("mr");
-    const digest = bodyDigest(body.text);
+    const digest = body.digest;
     const started = this.host.now();
     this.st.startRequest.run({
       id,
@@ -385,9 +383,9 @@ export class SessionTurns {
       frontierId: frontier?.id ?? null,
       throughSeq: assembler.through,
       bodyDigest: digest,
-      bodyBytes: Buffer.byteLength(body.text, "utf8"),
+      bodyBytes: body.bytes,
       // Measured without Anthropic's moving cache marker (C10 amended): the marker is not part of the prefix.
-      sharedPrefixBytes: sharedPrefixBytes(this.previousBody, body.prefixText),
+      sharedPrefixBytes: assembler.sharedPrefixBytes(this.previousBody, body),
       startedAtMs: started,
     });
     this.previousBody = body.prefixText;

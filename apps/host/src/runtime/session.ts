@@ -399,6 +399,8 @@ export class SessionTurns {
     try {
       const result = await callRoute(route, body.object, {
         key,
+        // The assembled text goes out as it is: the client does not serialize the body again.
+        text: body.text,
         signal: call.signal,
         onDelta: (delta) => this.host.notify({ type: "model", phase: "delta", session_id: this.sessionId, request_id: id, kind: delta.kind, text: delta.text, at_ms: this.host.now() }),
       });

@@ -18,9 +18,8 @@ import type Database from "better-sqlite3";
 import type { HostDb } from "../db/open";
 import type { Notification } from "../requests/context";
 import { markConsumed } from "../store/events";
-import { getExecution } from "../store/executions";
 import { markInstalled, recordFrontier } from "../store/frontiers";
-import { installedFrontierOf, pendingFrontierOf, pinOf, turnStatements, type FrontierFields } from "../store/turn-statements";
+import { installedFrontierOf, pendingFrontierOf, pinIdOf, pinOf, turnStatements, type FrontierFields } from "../store/turn-statements";
 import { appendHeaderRecord, headerChain, headerRecord, headerRows, latestPin } from "../store/headers";
 import { recordIncident } from "../store/incidents";
 import { failModelRequest, finishModelRequest, sessionModelRequests, startModelRequest } from "../store/model-requests";
@@ -325,17 +324,18 @@ export class SessionTurns {
   /** The assembler for the session's current pin and frontier, brought up to the end of the transcript. */
   private assemble(route: Route): { assembler: RequestAssembler; pinId: number; frontier: FrontierFields | undefined } {
     const { db, sqlite } = this.host;
-    const pin = pinOf(sqlite, this.sessionId);
-    if (!pin) throw new Error(`session ${this.sessionId} has no header pin`);
+    const pinId = pinIdOf(sqlite, this.sessionId);
+    if (pinId === undefined) throw new Error(`session ${this.sessionId} has no header pin`);
     const frontier = installedFrontierOf(sqlite, this.sessionId);
-    const key = `${JSON.stringify(route)}|${pin.id}|${frontier?.id ?? ""}`;
+    const key = `${JSON.stringify(route)}|${pinId}|${frontier?.id ?? ""}`;
     if (!this.assembler || this.assemblerKey !== key) {
       const ref: FrontierRef | null = frontier ? { frontier_id: frontier.id, covers_through: frontier.coversThrough, block: frontier.block, created_at_ms: frontier.createdAtMs } : null;
-      this.assembler = new RequestAssembler(route, pin.text, ref);
+      // The pin's record is read (and parsed) only here, when the assembler starts over.
+      this.assembler = new RequestAssembler(route, pinOf(sqlite, this.sessionId)!.text, ref);
       this.assemblerKey = key;
     }
     this.assembler.append(loadTranscript(sqlite, this.sessionId, this.assembler.through));
-    return { assembler: this.assembler, pinId: pin.id, frontier };
+    return { assembler: this.assembler, pinId, frontier };
   }
 
   /** Send one request; records the row before and the reply after. Null when the route failed (the turn ended). */
@@ -350,7 +350,7 @@ export class SessionTurns {
     }
     const selected = pendingFrontierOf(sqlite, this.sessionId);
     if (selected) this.install(selected);
-    this.transcribe(pinOf(sqlite, this.sessionId)?.id ?? 0);
+    this.transcribe(pinIdOf(sqlite, this.sessionId) ?? 0);
     let { assembler, pinId, frontier } = this.assemble(route);
     let body = assembler.body();
     if (needsBudgetFold(body.bytes, route.context_tokens)) {

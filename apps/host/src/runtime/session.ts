@@ -23,7 +23,8 @@ import { installedFrontierOf, pendingFrontierOf, pinIdOf, pinOf, turnStatements,
 import { appendHeaderRecord, headerChain, headerRecord, headerRows, latestPin } from "../store/headers";
 import { recordIncident } from "../store/incidents";
 import { failModelRequest, finishModelRequest, sessionModelRequests, startModelRequest } from "../store/model-requests";
-import { appendTranscript, cellResult, lastSeq, loadTranscript, maxRef, transcriptRows } from "../store/transcript";
+import { appendTranscript, cellResult, lastSeq, loadTranscript, transcriptRows } from "../store/transcript";
+import { transcribeNew } from "../store/transcribe";
 import { createWait } from "../store/waits";
 import { reassembleRequest } from "./reassemble";
 import { TurnStop } from "./turn-stop";
@@ -283,26 +284,6 @@ export class SessionTurns {
     return { requestId, reply, answered, preassigned, yielded };
   }
 
-  /** Take new inputs (consumed: the model reads them now) and header observations into the transcript. */
-  private transcribe(pinId: number): void {
-    const { sqlite } = this.host;
-    const st = this.st;
-    sqlite
-      .transaction(() => {
-        const now = this.host.now();
-        const inputs = st.newInputs.all(this.sessionId, maxRef(sqlite, this.sessionId, "input")) as Array<{ id: number; attention: string | null; consumed_at_ms: number | null }>;
-        for (const e of inputs) {
-          const effective = e.attention ? (JSON.parse(e.attention) as { effective?: { action?: string } }).effective?.action : undefined;
-          if (effective === "ignore") continue;
-          this.append({ kind: "input", ref: String(e.id), atMs: now });
-          if (e.consumed_at_ms === null) st.consume.run(now, e.id);
-        }
-        const seen = Math.max(maxRef(sqlite, this.sessionId, "observation"), pinId);
-        for (const h of st.newRevisions.all(this.sessionId, seen) as Array<{ id: number }>) this.append({ kind: "observation", ref: String(h.id), atMs: now });
-      })
-      .immediate();
-  }
-
   /** Install a frontier: pin the header anew (rule 3) and mark it installed. */
   private install(frontier: FrontierFields): void {
     const { db, sqlite } = this.host;
@@ -350,7 +331,7 @@ export class SessionTurns {
     }
     const selected = pendingFrontierOf(sqlite, this.sessionId);
     if (selected) this.install(selected);
-    this.transcribe(pinIdOf(sqlite, this.sessionId) ?? 0);
+    transcribeNew(sqlite, this.sessionId, pinIdOf(sqlite, this.sessionId) ?? 0, () => this.host.now(), (record) => this.append(record));
     let { assembler, pinId, frontier } = this.assemble(route);
     let body = assembler.body();
     if (needsBudgetFold(body.bytes, route.context_tokens)) {

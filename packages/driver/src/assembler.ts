@@ -1,7 +1,9 @@
+import { createHash, type Hash } from "node:crypto";
 import { renderRecord } from "./assemble.js";
 import { DriverError } from "./errors.js";
 import type { Message } from "./messages.js";
 import type { FrontierRef, TranscriptRecord } from "./records.js";
+import { sharedPrefixBytes } from "./prefix.js";
 import { renderFrontier } from "./render.js";
 import type { Route } from "./routes.js";
 import { anthropicMessages, buildRequestBody, chatMessages, responsesInput, type RequestBody } from "./wire.js";
@@ -16,6 +18,17 @@ export interface AssembledBody {
    * the cache ends; it is not part of the prefix.
    */
   prefixText: string;
+  /** UTF-8 bytes of `text`. */
+  bytes: number;
+  /** SHA-256 hex of `text` (what `bodyDigest(text)` gives). */
+  digest: string;
+}
+
+/** A body the assembler gave: its prefix text, that text's UTF-8 bytes, and how many parts it had. */
+interface Given {
+  prefixText: string;
+  prefixBytes: number;
+  parts: number;
 }
 
 /** A neutral message as the wire items of a route's API (one message may be several Responses items). */
@@ -37,6 +50,15 @@ export class RequestAssembler {
   /** The last part (Anthropic marks it with a cache breakpoint in the body). */
   private lastPart: string | null = null;
   private readonly objects: unknown[] = [];
+  /**
+   * SHA-256 over the prefix and `before` as they grow, and their UTF-8 bytes: a body's digest
+   * and size cost its last part, not a pass over the whole text each request.
+   */
+  private readonly hash: Hash = createHash("sha256");
+  private closedBytes = 0;
+  private lastBytes = 0;
+  /** The latest bodies given, newest last (for the shared-prefix measure). */
+  private readonly given: Given[] = [];
   private readonly calls = new Set<string>();
   private last = 0;
 
@@ -53,6 +75,8 @@ export class RequestAssembler {
     // The messages are the body's last key and empty here: the body is this text up to "[" plus the parts.
     if (!json.endsWith(`"${this.key}":[]}`)) throw new DriverError("DRIVER_INVALID_RECORD", "the request body does not end with its messages");
     this.prefix = json.slice(0, -2);
+    this.hash.update(this.prefix, "utf8");
+    this.closedBytes = Buffer.byteLength(this.prefix, "utf8");
     if (!anthropic) this.push(system);
     if (frontier) this.push({ role: "user", text: renderFrontier(frontier) });
     this.last = frontier?.covers_through ?? 0;
@@ -77,26 +101,70 @@ export class RequestAssembler {
    * body only until the next `append`: send it (the client serializes it) before appending more.
    */
   body(): AssembledBody {
-    const all = this.lastPart === null ? "" : this.before === "" ? this.lastPart : `${this.before},${this.lastPart}`;
+    const joint = this.lastPart === null || this.before === "" ? "" : ",";
+    const all = this.lastPart === null ? "" : `${this.before}${joint}${this.lastPart}`;
     const unmarked = `${this.prefix}${all}]}`;
+    const unmarkedBytes = this.closedBytes + joint.length + this.lastBytes + 2;
+    this.remember({ prefixText: unmarked, prefixBytes: unmarkedBytes, parts: this.objects.length });
     if (this.route.api !== "anthropic" || this.lastPart === null) {
       // The object shares the assembler's list (no per-request copy): it is valid until the next append.
-      return { text: unmarked, object: { ...this.head, [this.key]: this.objects }, prefixText: unmarked };
+      const digest = this.digestOf(`${joint}${this.lastPart ?? ""}]}`);
+      return { text: unmarked, object: { ...this.head, [this.key]: this.objects }, prefixText: unmarked, bytes: unmarkedBytes, digest };
     }
     // Anthropic caches at marked breakpoints: the last message carries one, the ones before do not.
     const lastObject = this.objects.at(-1) as { content: Array<Record<string, unknown>> };
     const blocks = lastObject.content.slice();
     blocks[blocks.length - 1] = { ...blocks.at(-1)!, cache_control: { type: "ephemeral" } };
     const marked = { ...lastObject, content: blocks };
-    const text = `${this.prefix}${this.before === "" ? "" : `${this.before},`}${JSON.stringify(marked)}]}`;
-    return { text, object: { ...this.head, [this.key]: [...this.objects.slice(0, -1), marked] }, prefixText: unmarked };
+    const tail = `${joint}${JSON.stringify(marked)}]}`;
+    const text = `${this.prefix}${this.before}${tail}`;
+    const bytes = this.closedBytes + Buffer.byteLength(tail, "utf8");
+    return { text, object: { ...this.head, [this.key]: [...this.objects.slice(0, -1), marked] }, prefixText: unmarked, bytes, digest: this.digestOf(tail) };
+  }
+
+  /**
+   * How many leading UTF-8 bytes `previous` shares with `body`'s prefix text: exactly
+   * `sharedPrefixBytes(previous, body.prefixText)`. When `previous` is the prefix text of a body
+   * this assembler gave before `body` (consecutive requests of a session), it is known without
+   * reading either text: the later body repeats the earlier one up to its closing `]}`, and goes
+   * on with a comma or a message's `{`. Anything else is compared byte by byte.
+   */
+  sharedPrefixBytes(previous: string | null, body: AssembledBody): number {
+    const latest = this.given.at(-1);
+    if (previous !== null && latest !== undefined && latest.prefixText === body.prefixText) {
+      for (let i = this.given.length - 1; i >= 0; i--) {
+        const earlier = this.given[i]!;
+        if (earlier.prefixText !== previous) continue;
+        return earlier.parts === latest.parts ? latest.prefixBytes : earlier.prefixBytes - 2;
+      }
+    }
+    return sharedPrefixBytes(previous, body.prefixText);
+  }
+
+  /** The digest of the prefix and `before` followed by `tail` (the running hash is copied, not finished). */
+  private digestOf(tail: string): string {
+    return this.hash.copy().update(tail, "utf8").digest("hex");
+  }
+
+  private remember(given: Given): void {
+    const latest = this.given.at(-1);
+    if (latest && latest.parts === given.parts) this.given.pop();
+    this.given.push(given);
+    if (this.given.length > 2) this.given.shift();
   }
 
   private push(message: Message): void {
     for (const item of wireItems(this.route, message)) {
       this.objects.push(item);
-      if (this.lastPart !== null) this.before = this.before === "" ? this.lastPart : `${this.before},${this.lastPart}`;
+      if (this.lastPart !== null) {
+        const comma = this.before !== "";
+        const closed = comma ? `,${this.lastPart}` : this.lastPart;
+        this.before += closed;
+        this.hash.update(closed, "utf8");
+        this.closedBytes += this.lastBytes + (comma ? 1 : 0);
+      }
       this.lastPart = JSON.stringify(item);
+      this.lastBytes = Buffer.byteLength(this.lastPart, "utf8");
     }
   }
 }

@@ -28,6 +28,12 @@ export interface RouteCallOptions {
   onDelta?: (delta: { kind: "text" | "call"; text: string }) => void;
   /** Per-attempt timeout, ms. */
   timeoutMs?: number;
+  /**
+   * The body already serialized, exactly `JSON.stringify(body)` (the assembler's text): sent as
+   * it is, so the client does not serialize the whole body a second time. The SDK still reads
+   * `body` for what it needs (stream, model).
+   */
+  text?: string;
 }
 
 const NO_KEY = "no-key";
@@ -89,7 +95,12 @@ function clientFor(route: Route, options: RouteCallOptions): OpenAI | Anthropic 
  */
 export async function callRoute(route: Route, body: RequestBody, options: RouteCallOptions): Promise<RouteCallResult> {
   const state: CallState = { attempts: 0, sent: null };
-  const request = { signal: options.signal, fetchOptions: { [CALL_STATE]: state } as RequestInit };
+  const request: CallRequest = {
+    signal: options.signal,
+    fetchOptions: { [CALL_STATE]: state } as RequestInit,
+    // A string body with a content type is what both SDKs pass through verbatim (their raw-body path).
+    ...(options.text !== undefined ? { body: options.text, headers: { "content-type": "application/json" } } : {}),
+  };
   const retries = () => Math.max(0, state.attempts - 1);
   try {
     const client = clientFor(route, options);
@@ -112,7 +123,7 @@ export async function callRoute(route: Route, body: RequestBody, options: RouteC
 }
 
 /** A call's own request options: its abort signal, and its counters for the shared client's fetch. */
-type CallRequest = { signal: AbortSignal | undefined; fetchOptions: RequestInit };
+type CallRequest = { signal: AbortSignal | undefined; fetchOptions: RequestInit; body?: string; headers?: Record<string, string> };
 
 function finishUsage(reader: ReturnType<typeof createUsageStreamReader>): UsageRecord | null {
   const record = reader.finish();

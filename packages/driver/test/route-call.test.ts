@@ -36,6 +36,30 @@ describe.each(["chat", "responses", "anthropic"] as const)("callRoute over %s", 
     expect(bodyDigest(result.sent!)).toBe(bodyDigest(serializeBody(b)));
   });
 
+  it("sends the body's text as given (no second serialization): the same bytes and content type as the client's own", async () => {
+    server.push({ text: "one" }, { text: "two" }, { text: "three" });
+    const r = route(api);
+    const b = body(r);
+    const own = await callRoute(r, b, { key: null });
+    const text = serializeBody(b);
+    const given = await callRoute(r, b, { key: null, text });
+    expect(given.sent).toBe(text);
+    expect(server.requests[1]!.body).toBe(server.requests[0]!.body);
+    expect(own.sent).toBe(given.sent);
+    const type = (i: number) => Object.entries(server.requests[i]!.headers).filter(([k]) => k.toLowerCase() === "content-type");
+    expect(type(1)).toEqual(type(0));
+    // The text is what goes out, byte for byte: an equivalent JSON spelled otherwise is not re-serialized.
+    const spaced = JSON.stringify(b, null, 1);
+    const third = await callRoute(r, b, { key: null, text: spaced });
+    expect(server.requests[2]!.body).toBe(spaced);
+    expect(third.sent).toBe(spaced);
+    // A retried attempt sends the same text again.
+    server.push({ status: 503 }, { text: "four" });
+    const fourth = await callRoute(r, b, { key: null, text });
+    expect(fourth.retries).toBe(1);
+    expect(server.requests.slice(3).map((q) => q.body)).toEqual([text, text]);
+  });
+
   it("reports cache figures in the route's own shape from the shared prefix", async () => {
     server.push({ text: "one" }, { text: "two" });
     const r = route(api);

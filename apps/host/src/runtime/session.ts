@@ -9,7 +9,6 @@ import {
   planBudgetFold,
   RequestAssembler,
   routeKey,
-  sharedPrefixBytes,
   type FrontierRef,
   type ModelReply,
   type Route,
@@ -19,13 +18,13 @@ import type Database from "better-sqlite3";
 import type { HostDb } from "../db/open";
 import type { Notification } from "../requests/context";
 import { markConsumed } from "../store/events";
-import { getExecution } from "../store/executions";
 import { markInstalled, recordFrontier } from "../store/frontiers";
-import { installedFrontierOf, pendingFrontierOf, pinOf, turnStatements, type FrontierFields } from "../store/turn-statements";
+import { installedFrontierOf, pendingFrontierOf, pinIdOf, pinOf, turnStatements, type FrontierFields } from "../store/turn-statements";
 import { appendHeaderRecord, headerChain, headerRecord, headerRows, latestPin } from "../store/headers";
 import { recordIncident } from "../store/incidents";
 import { failModelRequest, finishModelRequest, sessionModelRequests, startModelRequest } from "../store/model-requests";
-import { appendTranscript, cellResult, lastSeq, loadTranscript, maxRef, transcriptRows } from "../store/transcript";
+import { appendTranscript, cellResult, lastSeq, loadTranscript, transcriptRows } from "../store/transcript";
+import { transcribeNew } from "../store/transcribe";
 import { createWait } from "../store/waits";
 import { reassembleRequest } from "./reassemble";
 import { TurnStop } from "./turn-stop";
@@ -285,26 +284,6 @@ export class SessionTurns {
     return { requestId, reply, answered, preassigned, yielded };
   }
 
-  /** Take new inputs (consumed: the model reads them now) and header observations into the transcript. */
-  private transcribe(pinId: number): void {
-    const { sqlite } = this.host;
-    const st = this.st;
-    sqlite
-      .transaction(() => {
-        const now = this.host.now();
-        const inputs = st.newInputs.all(this.sessionId, maxRef(sqlite, this.sessionId, "input")) as Array<{ id: number; attention: string | null; consumed_at_ms: number | null }>;
-        for (const e of inputs) {
-          const effective = e.attention ? (JSON.parse(e.attention) as { effective?: { action?: string } }).effective?.action : undefined;
-          if (effective === "ignore") continue;
-          this.append({ kind: "input", ref: String(e.id), atMs: now });
-          if (e.consumed_at_ms === null) st.consume.run(now, e.id);
-        }
-        const seen = Math.max(maxRef(sqlite, this.sessionId, "observation"), pinId);
-        for (const h of st.newRevisions.all(this.sessionId, seen) as Array<{ id: number }>) this.append({ kind: "observation", ref: String(h.id), atMs: now });
-      })
-      .immediate();
-  }
-
   /** Install a frontier: pin the header anew (rule 3) and mark it installed. */
   private install(frontier: FrontierFields): void {
     const { db, sqlite } = this.host;
@@ -326,17 +305,18 @@ export class SessionTurns {
   /** The assembler for the session's current pin and frontier, brought up to the end of the transcript. */
   private assemble(route: Route): { assembler: RequestAssembler; pinId: number; frontier: FrontierFields | undefined } {
     const { db, sqlite } = this.host;
-    const pin = pinOf(sqlite, this.sessionId);
-    if (!pin) throw new Error(`session ${this.sessionId} has no header pin`);
+    const pinId = pinIdOf(sqlite, this.sessionId);
+    if (pinId === undefined) throw new Error(`session ${this.sessionId} has no header pin`);
     const frontier = installedFrontierOf(sqlite, this.sessionId);
-    const key = `${JSON.stringify(route)}|${pin.id}|${frontier?.id ?? ""}`;
+    const key = `${JSON.stringify(route)}|${pinId}|${frontier?.id ?? ""}`;
     if (!this.assembler || this.assemblerKey !== key) {
       const ref: FrontierRef | null = frontier ? { frontier_id: frontier.id, covers_through: frontier.coversThrough, block: frontier.block, created_at_ms: frontier.createdAtMs } : null;
-      this.assembler = new RequestAssembler(route, pin.text, ref);
+      // The pin's record is read (and parsed) only here, when the assembler starts over.
+      this.assembler = new RequestAssembler(route, pinOf(sqlite, this.sessionId)!.text, ref);
       this.assemblerKey = key;
     }
     this.assembler.append(loadTranscript(sqlite, this.sessionId, this.assembler.through));
-    return { assembler: this.assembler, pinId: pin.id, frontier };
+    return { assembler: this.assembler, pinId, frontier };
   }
 
   /** Send one request; records the row before and the reply after. Null when the route failed (the turn ended). */
@@ -351,11 +331,10 @@ export class SessionTurns {
     }
     const selected = pendingFrontierOf(sqlite, this.sessionId);
     if (selected) this.install(selected);
-    this.transcribe(pinOf(sqlite, this.sessionId)?.id ?? 0);
+    transcribeNew(sqlite, this.sessionId, pinIdOf(sqlite, this.sessionId) ?? 0, () => this.host.now(), (record) => this.append(record));
     let { assembler, pinId, frontier } = this.assemble(route);
     let body = assembler.body();
-    const bytes = Buffer.byteLength(body.text, "utf8");
-    if (needsBudgetFold(bytes, route.context_tokens)) {
+    if (needsBudgetFold(body.bytes, route.context_tokens)) {
       const records = loadTranscript(sqlite, this.sessionId, frontier?.coversThrough ?? 0);
       // Planned on the body that will be sent (C12): the route's fields and tool, the header the
       // fold pins (the current text), the block for each cut, the records in the route's wire shape.
@@ -371,7 +350,7 @@ export class SessionTurns {
     }
     if (this.previousBody === undefined) this.previousBody = this.lastSentBody();
     const id = this.host.newId("mr");
-    const digest = bodyDigest(body.text);
+    const digest = body.digest;
     const started = this.host.now();
     this.st.startRequest.run({
       id,
@@ -385,9 +364,9 @@ export class SessionTurns {
       frontierId: frontier?.id ?? null,
       throughSeq: assembler.through,
       bodyDigest: digest,
-      bodyBytes: Buffer.byteLength(body.text, "utf8"),
+      bodyBytes: body.bytes,
       // Measured without Anthropic's moving cache marker (C10 amended): the marker is not part of the prefix.
-      sharedPrefixBytes: sharedPrefixBytes(this.previousBody, body.prefixText),
+      sharedPrefixBytes: assembler.sharedPrefixBytes(this.previousBody, body),
       startedAtMs: started,
     });
     this.previousBody = body.prefixText;
@@ -401,6 +380,8 @@ export class SessionTurns {
     try {
       const result = await callRoute(route, body.object, {
         key,
+        // The assembled text goes out as it is: the client does not serialize the body again.
+        text: body.text,
         signal: call.signal,
         onDelta: (delta) => this.host.notify({ type: "model", phase: "delta", session_id: this.sessionId, request_id: id, kind: delta.kind, text: delta.text, at_ms: this.host.now() }),
       });

@@ -34,6 +34,8 @@ function prepare(db: HostDb) {
       .where(eq(executions.id, p("id")))
       .returning()
       .prepare(),
+    // Every cell a model step runs under its own id is looked up first (is the id free?).
+    byId: db.select().from(executions).where(eq(executions.id, p("id"))).prepare(),
   };
 }
 
@@ -85,5 +87,5 @@ export function runningExecutions(db: HostDb): ExecutionRow[] {
 
 /** One execution by id. */
 export function getExecution(db: HostDb, id: string): ExecutionRow | undefined {
-  return db.select().from(executions).where(eq(executions.id, id)).get();
+  return statements(db).byId.get({ id }) as ExecutionRow | undefined;
 }

@@ -8,7 +8,7 @@ const prepared = new WeakMap<Database.Database, TurnStatements>();
 export type TurnStatements = Record<StatementName, Database.Statement>;
 
 type StatementName =
-  | "appendTranscript" | "newInputs" | "consume" | "newRevisions" | "latestPin" | "pendingFrontier" | "installedFrontier"
+  | "appendTranscript" | "newInputs" | "consume" | "newRevisions" | "latestPin" | "latestPinId" | "pendingFrontier" | "installedFrontier"
   | "openWait" | "lastReplyRows" | "reply" | "executionStatus" | "startRequest" | "finishRequest" | "adoptionMark";
 
 function prepare(sqlite: Database.Database): TurnStatements {
@@ -20,6 +20,7 @@ function prepare(sqlite: Database.Database): TurnStatements {
     consume: sqlite.prepare("UPDATE events SET consumed_at_ms = ? WHERE id = ? AND consumed_at_ms IS NULL"),
     newRevisions: sqlite.prepare("SELECT id FROM header_records WHERE session_id = ? AND id > ? AND type = 'header_revision' ORDER BY id"),
     latestPin: sqlite.prepare("SELECT id, record FROM header_records WHERE session_id = ? AND type = 'header_pin' ORDER BY id DESC LIMIT 1"),
+    latestPinId: sqlite.prepare("SELECT id FROM header_records WHERE session_id = ? AND type = 'header_pin' ORDER BY id DESC LIMIT 1"),
     pendingFrontier: sqlite.prepare("SELECT * FROM frontiers WHERE session_id = ? AND installed_at_ms IS NULL ORDER BY created_at_ms DESC, id DESC LIMIT 1"),
     installedFrontier: sqlite.prepare(
       "SELECT * FROM frontiers WHERE session_id = ? AND installed_at_ms IS NOT NULL AND header_record_id IS NOT NULL ORDER BY installed_at_ms DESC, created_at_ms DESC LIMIT 1",
@@ -78,6 +79,11 @@ function frontierFields(r: Record<string, unknown> | undefined): FrontierFields 
 export function pinOf(sqlite: Database.Database, sessionId: string): { id: number; text: string } | undefined {
   const row = turnStatements(sqlite).latestPin.get(sessionId) as { id: number; record: string } | undefined;
   return row ? { id: row.id, text: (JSON.parse(row.record) as { text: string }).text } : undefined;
+}
+
+/** The id of the session's newest pin, without reading its record (a step needs the text only when the pin changed). */
+export function pinIdOf(sqlite: Database.Database, sessionId: string): number | undefined {
+  return (turnStatements(sqlite).latestPinId.get(sessionId) as { id: number } | undefined)?.id;
 }
 
 /** The newest frontier not installed yet. */

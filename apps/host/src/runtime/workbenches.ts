@@ -131,15 +131,30 @@ export class Workbenches {
     const generation = this.nextGeneration(bench.sessionId);
     const index = await this.deps.skills.reindex();
     life.refuseWhenStopping(`workbench ${bench.sessionId}`);
-    const worker = await life.keepUnlessStopping(this.startWorker(bench, generation, index), `workbench ${bench.sessionId}`);
+    const starting = life.keepUnlessStopping(this.startWorker(bench, generation, index), `workbench ${bench.sessionId}`);
+    // The header depends on the skill set alone: observed while the worker wakes up (a spare reads
+    // its identity and says hello), not after it, where it was a third of a warm spare's first cell.
+    const observeFailed = this.observeHeader(bench.sessionId, index);
+    const worker = await starting;
     bench.worker = worker;
     bench.skills = index;
     bench.endedFor = null;
     noteRuntimeVersion(db, worker, { role: "workbench", sessionId: bench.sessionId }, this.deps.now());
     const skills = (worker.hello as { skills?: string | null }).skills ?? null;
     recordKernelReset(db, { sessionId: bench.sessionId, generation, skillsRevision: skills, pid: worker.pid, reason, atMs: this.deps.now() });
-    this.deps.headers.observeGeneration(bench.sessionId, (adopted) => this.deps.skills.sources(index, adopted));
+    // A header that could not be observed fails the start after its kernel.reset, as it always did.
+    if (observeFailed !== null) throw observeFailed;
     this.deps.notify({ type: "kernel.reset", session_id: bench.sessionId, generation, skills, at_ms: this.deps.now() });
+  }
+
+  /** Observe the session's header for a generation on `index`; the error it threw, if any (thrown once the worker is in place). */
+  private observeHeader(sessionId: string, index: SkillIndex): unknown {
+    try {
+      this.deps.headers.observeGeneration(sessionId, (adopted) => this.deps.skills.sources(index, adopted));
+      return null;
+    } catch (error) {
+      return error ?? new Error("the header could not be observed");
+    }
   }
 
   /** The generation's worker: a current warm spare bound to it when one is ready, else a cold start. */

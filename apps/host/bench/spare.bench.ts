@@ -5,19 +5,22 @@
 // comparison is against our own cold start only). Prints p50/p99 and the ratios, and what each
 // live workbench of the warm run costs with its guard (RSS and PSS, the spare left out). Asserts nothing.
 //
-// KLBR_BENCH_STARTS=15 (new sessions per mode).
+// KLBR_BENCH_STARTS=15 (new sessions per mode). KLBR_BENCH_BASE_BIN=<another build's bin/klbr.js>
+// (e.g. main's): instead, this build against that one, both warm (then both cold), one daemon
+// each, their first cells alternated in one run, with the ratio; no Jupyter.
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ControlClient } from "../src/control/client";
-import { startDaemon } from "./daemon";
+import { BIN, startDaemon } from "./daemon";
 import { percentile } from "./figures";
 import { pss, rss, tree, workbenches } from "./procs";
 
 const HOST_DIR = fileURLToPath(new URL("..", import.meta.url));
 const STARTS = Number(process.env.KLBR_BENCH_STARTS ?? 15);
+const BASE_BIN = process.env.KLBR_BENCH_BASE_BIN;
 const JUPYTER = process.env.KLBR_BENCH_JUPYTER_PYTHON ?? join(homedir(), ".cache", "klbr-jupyter", "bin", "python");
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -113,6 +116,59 @@ async function firstCells(spare: boolean): Promise<number[]> {
   return samples;
 }
 
+/** One daemon of `bin` (`--spare 1` or 0) and the first cells of its new sessions. */
+async function openTarget(bin: string, spare: boolean) {
+  const dataDir = mkdtempSync("/tmp/klbr-sp-");
+  const workspace = mkdtempSync("/tmp/klbr-spw-");
+  const daemon = await startDaemon(dataDir, ["-w", workspace, "--spare", spare ? "1" : "0"], bin);
+  const client = await ControlClient.connect(join(dataDir, "klbr.sock"));
+  let i = 0;
+  return {
+    async first(): Promise<number> {
+      if (spare) await warmSpare(client);
+      else await sleep(300);
+      const t = process.hrtime.bigint();
+      const report = (await client.request({ op: "exec", code: "1+1", session: `first-${i++}` })) as { status: string; output: Array<{ text: string }> };
+      const ms = Number(process.hrtime.bigint() - t) / 1e6;
+      if (report.status !== "ok" || report.output[0]?.text !== "2") throw new Error(`first cell: ${JSON.stringify(report)}`);
+      return ms;
+    },
+    async close(): Promise<void> {
+      client.close();
+      daemon.kill("SIGTERM");
+      await new Promise((r) => daemon.once("exit", r));
+      rmSync(dataDir, { recursive: true, force: true });
+      rmSync(workspace, { recursive: true, force: true });
+    },
+  };
+}
+
+/** This build against `base`, the first cells alternated (the load of the machine hits both alike). */
+async function against(base: string, spare: boolean): Promise<void> {
+  const ours = await openTarget(BIN, spare);
+  const theirs = await openTarget(base, spare);
+  const a: number[] = [];
+  const b: number[] = [];
+  try {
+    for (let i = 0; i < STARTS; i++) {
+      if (i % 2 === 0) {
+        a.push(await ours.first());
+        b.push(await theirs.first());
+      } else {
+        b.push(await theirs.first());
+        a.push(await ours.first());
+      }
+    }
+  } finally {
+    await ours.close();
+    await theirs.close();
+  }
+  const mode = spare ? "warm spare" : "cold start";
+  console.log(line(`first 1+1, ${mode}, this build`, a));
+  console.log(line(`first 1+1, ${mode}, base build`, b));
+  console.log(`${mode}: this build's p50 is ${(percentile(a, 50) / percentile(b, 50)).toFixed(2)}x the base's (p99 ${(percentile(a, 99) / percentile(b, 99)).toFixed(2)}x)`);
+}
+
 /** Jupyter's cold kernel start to its first `1+1`, STARTS times, in ms (null when not installed). */
 function jupyterStarts(): number[] | null {
   if (!existsSync(JUPYTER)) return null;
@@ -142,6 +198,10 @@ const line = (label: string, s: number[]) => `${label.padEnd(40)} p50 ${percenti
 
 if (!existsSync(join(HOST_DIR, "dist", "cli.js"))) {
   console.log("spare bench: skipped, run `pnpm build` first (the bin runs dist/)");
+} else if (BASE_BIN) {
+  console.log(`base build: ${BASE_BIN}`);
+  await against(BASE_BIN, true);
+  await against(BASE_BIN, false);
 } else {
   const warm = await firstCells(true);
   console.log(line("first 1+1, warm spare (--spare 1)", warm));

@@ -11,15 +11,21 @@ from klbr.worker.main import parse_args
 from test_worker_support import GENERATION, SESSION, FakeHost, wait_for
 
 
-def test_a_spare_connects_only_once_it_has_its_identity_and_then_serves_cells():
+def _threads(pid: int) -> int:
+    return len(os.listdir(f"/proc/{pid}/task"))
+
+
+def test_a_spare_is_connected_and_serving_before_its_identity_but_sends_nothing_until_bound():
     with FakeHost(identity_stdin=True) as host:
-        # Started and waiting: nothing has connected yet.
-        host.server.settimeout(0.3)
+        # Started and waiting: connected, its threads up (main, reader, kicker), and silent.
+        host.conn, _ = host.server.accept()
+        assert wait_for(lambda: _threads(host.proc.pid) >= 3)
+        host.conn.settimeout(0.3)
         with pytest.raises(socket.timeout):
-            host.server.accept()
-        host.server.settimeout(15)
+            host.conn.recv(1)
         assert host.proc.poll() is None
         host.bind()
+        # Its first envelope (FakeHost checks each one) names the session it was given.
         assert host.hello is not None and host.hello["role"] == "workbench"
         result = host.execute("x = 40\nx + 2")
         assert result["kind"] == "cell" and result["output"] == [{"stream": "result", "text": "42"}]
@@ -28,12 +34,15 @@ def test_a_spare_connects_only_once_it_has_its_identity_and_then_serves_cells():
         assert result["output"] == [{"stream": "result", "text": "b''"}]
 
 
-def test_a_dropped_spare_exits_0_without_connecting():
+def test_a_dropped_spare_exits_0_without_a_word():
     with FakeHost(identity_stdin=True) as host:
         assert host.proc.stdin is not None
+        host.conn, _ = host.server.accept()
         host.proc.stdin.close()
         assert wait_for(lambda: host.proc.poll() is not None)
         assert host.proc.returncode == 0
+        host.conn.settimeout(5)
+        assert host.conn.recv(1) == b""
 
 
 @pytest.mark.parametrize(

@@ -113,12 +113,17 @@ class FakeHost:
         self.hello = self.recv()
 
     def bind(self, line: bytes | None = None) -> None:
-        """Hand a spare its identity (this host's session and generation), then accept it."""
+        """Hand a spare its identity (this host's session and generation), then read its hello.
+
+        A spare connects while it waits (sending nothing): its connection is accepted first.
+        """
         assert self.proc.stdin is not None
+        if self.conn is None:
+            self.conn, _ = self.server.accept()
         self.proc.stdin.write(line if line is not None else f'{{"session_id":"{SESSION}","generation":"{GENERATION}"}}\n'.encode())
         self.proc.stdin.flush()
         if line is None:
-            self.accept()
+            self.hello = self.recv()
 
     # -- wire --------------------------------------------------------------------------------
 

@@ -7,9 +7,9 @@ import { fileURLToPath } from "node:url";
 const HOST_DIR = fileURLToPath(new URL("..", import.meta.url));
 export const BIN = process.env.KLBR_BENCH_BIN ?? join(HOST_DIR, "bin", "klbr.js");
 
-/** `klbr serve --no-drive` on `dataDir`, resolved once it says it is serving. */
-export async function startDaemon(dataDir: string, args: string[]): Promise<ChildProcess> {
-  const daemon = spawn(process.execPath, [BIN, "--data-dir", dataDir, "serve", "--no-drive", ...args], { stdio: ["ignore", "ignore", "pipe"] });
+/** `klbr serve --no-drive` on `dataDir` (of `bin`, default {@link BIN}, in `env`), resolved once it says it is serving. */
+export async function startDaemon(dataDir: string, args: string[], bin = BIN, env: NodeJS.ProcessEnv = process.env): Promise<ChildProcess> {
+  const daemon = spawn(process.execPath, [bin, "--data-dir", dataDir, "serve", "--no-drive", ...args], { stdio: ["ignore", "ignore", "pipe"], env });
   let err = "";
   await new Promise<void>((resolve, reject) => {
     daemon.stderr!.on("data", (c: Buffer) => {

@@ -5,22 +5,48 @@
 // comparison is against our own cold start only). Prints p50/p99 and the ratios, and what each
 // live workbench of the warm run costs with its guard (RSS and PSS, the spare left out). Asserts nothing.
 //
-// KLBR_BENCH_STARTS=15 (new sessions per mode).
+// KLBR_BENCH_STARTS=15 (new sessions per mode). KLBR_BENCH_BASE_BIN=<another build's bin/klbr.js>
+// (e.g. main's) and/or KLBR_BENCH_BASE_ENV=NAME=VALUE,... (e.g. KLBR_BYTECODE_CACHE=off, what the
+// base daemon gets besides this environment): instead, this build against that base, both warm
+// (then both cold), one daemon each, their first cells alternated in one run, with the ratio, and
+// the CPU time the two daemons' trees used in each mode; no Jupyter.
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ControlClient } from "../src/control/client";
-import { startDaemon } from "./daemon";
+import { BIN, startDaemon } from "./daemon";
 import { percentile } from "./figures";
 import { pss, rss, tree, workbenches } from "./procs";
 
 const HOST_DIR = fileURLToPath(new URL("..", import.meta.url));
 const STARTS = Number(process.env.KLBR_BENCH_STARTS ?? 15);
+const BASE_ENV = Object.fromEntries(
+  (process.env.KLBR_BENCH_BASE_ENV ?? "").split(",").filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf("=")), kv.slice(kv.indexOf("=") + 1)]),
+);
+const BASE_BIN = process.env.KLBR_BENCH_BASE_BIN ?? (Object.keys(BASE_ENV).length > 0 ? BIN : undefined);
 const JUPYTER = process.env.KLBR_BENCH_JUPYTER_PYTHON ?? join(homedir(), ".cache", "klbr-jupyter", "bin", "python");
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/** CPU ticks of a process tree so far: each live process's own and its reaped children's (a worker that exited still counts in its guard's, the guard's in the daemon's). */
+function treeTicks(pid: number): number {
+  let total = 0;
+  const stack = [pid];
+  while (stack.length > 0) {
+    const p = stack.pop()!;
+    try {
+      const stat = readFileSync(`/proc/${p}/stat`, "utf8");
+      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      total += Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
+    } catch {
+      continue; // gone
+    }
+    stack.push(...childrenOf(p));
+  }
+  return total;
+}
 
 /** CPU ticks of a process and its children so far (0 once gone). */
 function cpuTicks(pid: number): number {
@@ -113,6 +139,70 @@ async function firstCells(spare: boolean): Promise<number[]> {
   return samples;
 }
 
+/** One daemon of `bin` (`--spare 1` or 0) and the first cells of its new sessions. */
+async function openTarget(bin: string, spare: boolean, env: NodeJS.ProcessEnv = process.env) {
+  const dataDir = mkdtempSync("/tmp/klbr-sp-");
+  const workspace = mkdtempSync("/tmp/klbr-spw-");
+  const daemon = await startDaemon(dataDir, ["-w", workspace, "--spare", spare ? "1" : "0"], bin, env);
+  let cpu = 0;
+  const client = await ControlClient.connect(join(dataDir, "klbr.sock"));
+  let i = 0;
+  return {
+    async first(): Promise<number> {
+      if (spare) await warmSpare(client);
+      else await sleep(300);
+      const ticks = treeTicks(daemon.pid!);
+      const t = process.hrtime.bigint();
+      const report = (await client.request({ op: "exec", code: "1+1", session: `first-${i++}` })) as { status: string; output: Array<{ text: string }> };
+      const ms = Number(process.hrtime.bigint() - t) / 1e6;
+      cpu += treeTicks(daemon.pid!) - ticks;
+      if (report.status !== "ok" || report.output[0]?.text !== "2") throw new Error(`first cell: ${JSON.stringify(report)}`);
+      return ms;
+    },
+    /** CPU ticks the daemon's tree used over the first cells (its live processes; the spare refills after a cell are partly left out). */
+    get cpuTicks() {
+      return cpu;
+    },
+    async close(): Promise<void> {
+      client.close();
+      daemon.kill("SIGTERM");
+      await new Promise((r) => daemon.once("exit", r));
+      rmSync(dataDir, { recursive: true, force: true });
+      rmSync(workspace, { recursive: true, force: true });
+    },
+  };
+}
+
+/** This build against `base`, the first cells alternated (the load of the machine hits both alike). */
+async function against(base: string, spare: boolean): Promise<void> {
+  const ours = await openTarget(BIN, spare);
+  const theirs = await openTarget(base, spare, { ...process.env, ...BASE_ENV });
+  const a: number[] = [];
+  const b: number[] = [];
+  try {
+    for (let i = 0; i < STARTS; i++) {
+      if (i % 2 === 0) {
+        a.push(await ours.first());
+        b.push(await theirs.first());
+      } else {
+        b.push(await theirs.first());
+        a.push(await ours.first());
+      }
+    }
+  } finally {
+    await ours.close();
+    await theirs.close();
+  }
+  const tick = 1000 / 100; // ms per clock tick (USER_HZ)
+  const mode = spare ? "warm spare" : "cold start";
+  console.log(line(`first 1+1, ${mode}, this build`, a));
+  console.log(line(`first 1+1, ${mode}, base build`, b));
+  console.log(`${mode}: this build's p50 is ${(percentile(a, 50) / percentile(b, 50)).toFixed(2)}x the base's (p99 ${(percentile(a, 99) / percentile(b, 99)).toFixed(2)}x)`);
+  console.log(
+    `${mode}: CPU of the daemon's tree per first cell: this build ${((ours.cpuTicks * tick) / STARTS).toFixed(0)} ms, base ${((theirs.cpuTicks * tick) / STARTS).toFixed(0)} ms (${(ours.cpuTicks / Math.max(1, theirs.cpuTicks)).toFixed(2)}x)`,
+  );
+}
+
 /** Jupyter's cold kernel start to its first `1+1`, STARTS times, in ms (null when not installed). */
 function jupyterStarts(): number[] | null {
   if (!existsSync(JUPYTER)) return null;
@@ -142,6 +232,10 @@ const line = (label: string, s: number[]) => `${label.padEnd(40)} p50 ${percenti
 
 if (!existsSync(join(HOST_DIR, "dist", "cli.js"))) {
   console.log("spare bench: skipped, run `pnpm build` first (the bin runs dist/)");
+} else if (BASE_BIN) {
+  console.log(`base: ${BASE_BIN}${Object.keys(BASE_ENV).length > 0 ? ` with ${JSON.stringify(BASE_ENV)}` : ""}`);
+  await against(BASE_BIN, true);
+  await against(BASE_BIN, false);
 } else {
   const warm = await firstCells(true);
   console.log(line("first 1+1, warm spare (--spare 1)", warm));

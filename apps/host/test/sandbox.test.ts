@@ -69,6 +69,23 @@ describe.each(MODES)("a cell under sandbox $mode", ({ mode, args }) => {
     expect(cli.stdout).toContain(sandboxed ? "sandbox    bwrap (network off)" : "sandbox    none");
   });
 
+  it("the worker imports klbr's runtime from the host's bytecode zip (issue 23), read-only, and writes no bytecode", async () => {
+    const r = await probe(
+      daemon!.client,
+      [
+        "import klbr.worker.server as s",
+        "r['file'] = s.__file__",
+        "zip = s.__file__.split('.zip/')[0] + '.zip'",
+        attempt("write", "open(zip, 'ab').close() or 'written'"),
+        "r['dont_write'] = sys.dont_write_bytecode",
+      ].join("\n"),
+    );
+    expect(r.file).toMatch(/\/klbr-[0-9a-f]{32}\.zip\/klbr\/worker\/server\.pyc$/);
+    expect(r.dont_write).toBe(true);
+    // Root without the sandbox may write anything; in it the zip is mounted read-only.
+    if (sandboxed) expect(r.write).toBe("raised OSError");
+  });
+
   it("reading the data directory and the database", async () => {
     const db = join(dataDir, "klbr.sqlite");
     const r = await probe(

@@ -4,8 +4,9 @@ import type { Identity } from "./wire.js";
 /**
  * The session and generation every envelope of one worker carries; the channel reads them for each
  * frame. A worker started for a session keeps them. A warm spare (C19) starts with placeholders
- * and is given its identity once, at bind, as one line on its stdin: the worker connects only
- * after reading that line, so no envelope ever carries a placeholder.
+ * and is given its identity once, at bind, as one line on its stdin: the worker may connect before
+ * (it prepares everything it can), but sends its first envelope, the hello, only after reading that
+ * line, so no envelope ever carries a placeholder.
  */
 export class WorkerIdentity implements Identity {
   #sessionId: string;

@@ -25,7 +25,7 @@ export interface SpareWorker {
   discard(): Promise<void>;
 }
 
-/** Placeholders until bind: never sent (the worker connects only once it has its identity). */
+/** Placeholders until bind: never sent (the worker says hello only once it has its identity). */
 const UNBOUND = "spare";
 
 /** Start a spare workbench; resolves once it is spawned (it finishes its own start-up meanwhile). */

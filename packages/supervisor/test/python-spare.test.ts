@@ -16,7 +16,7 @@ async function errorOf(p: Promise<unknown>): Promise<{ code?: string; message: s
 }
 
 describe("startSpare", () => {
-  it("waits without connecting, then bound becomes that session's worker and runs cells", async () => {
+  it("waits connected and silent, then bound becomes that session's worker and runs cells", async () => {
     const spare = await spareOf();
     expect(spare.available).toBe(true);
     expect(isAlive(spare.pid)).toBe(true);

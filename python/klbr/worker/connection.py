@@ -173,8 +173,6 @@ class Connection:
 
     def __init__(self, sock: socket.socket, session_id: str, generation: str) -> None:
         self.sock = sock
-        self.session_id = session_id
-        self.generation = generation
         self.closed = False
         #: Only the process that connected writes: a child a cell forked shares the socket, and a
         #: frame from it would be a second, foreign completion (see :meth:`_write`).
@@ -209,6 +207,18 @@ class Connection:
         # Held for each whole sendall: the loop thread and the live output pacer both write.
         self._write_lock = threading.Lock()
         self._broken: OSError | None = None
+        #: The kernel's signal to the main thread on arrival while an operation's code runs (doorbell.py).
+        self.doorbell: Doorbell | None = None
+        self.bind(session_id, generation)
+
+    def bind(self, session_id: str, generation: str) -> None:
+        """Name the session and generation of every envelope from now on.
+
+        A warm spare (C19) is connected and serving before it knows them: it binds them once, before
+        its hello, while the host has sent nothing yet (the host writes only after the hello).
+        """
+        self.session_id = session_id
+        self.generation = generation
         # The envelope fields the fast completion path writes without validating them.
         self._plain_identity = (
             type(session_id) is str
@@ -225,8 +235,6 @@ class Connection:
         self._output_head = self._completed_head.replace('"kind":"completed"', '"kind":"output"')
         #: Reads the host's plain execute/interrupt frames without the general decoder (plain.py).
         self._plain_reader = PlainReader(_JSON(session_id), _JSON(generation)) if self._plain_identity else None
-        #: The kernel's signal to the main thread on arrival while an operation's code runs (doorbell.py).
-        self.doorbell: Doorbell | None = None
 
     @classmethod
     def connect(cls, path: str, session_id: str, generation: str) -> "Connection":

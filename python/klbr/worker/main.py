@@ -8,10 +8,10 @@ With ``--token-stdin`` the process is a keeper instead (:mod:`klbr.worker.keeper
 the first line of stdin, and the worker runs as its child.
 
 With ``--identity-stdin`` the worker is a warm spare (C19): it does all of its startup (imports,
-skills, source) and then blocks reading one line of stdin, ``{"session_id": ..., "generation":
-...}``, the identity of every envelope; only then does it connect and say ``hello``, so its
-first frame already names the session that took it. EOF instead of that line (the host dropped
-the spare) is a quiet exit 0.
+skills, source, the connection, its loop and threads) and then blocks reading one line of stdin,
+``{"session_id": ..., "generation": ...}``, the identity of every envelope; only then does it say
+``hello``, so its first frame already names the session that took it (it sends nothing before).
+EOF instead of that line (the host dropped the spare) is a quiet exit 0.
 
 Exit codes: 0 after ``shutdown`` or a clean EOF; 1 when startup fails; 2 on a protocol error
 from the host. Every failure prints one ``klbr.worker: ...`` line on stderr.
@@ -107,7 +107,6 @@ def _start(token: str | None, args: argparse.Namespace) -> int:
     defer_ssl()
     from .connection import Connection
     from .reaper import set_child_subreaper
-    from .server import Worker
 
     if not token:
         raise WorkerError("WORKER_TOKEN_MISSING", f"{TOKEN_ENV} is not set")
@@ -133,26 +132,59 @@ def _start(token: str | None, args: argparse.Namespace) -> int:
     elif args.source:
         raise WorkerError("WORKER_SOURCE_UNEXPECTED", f"--source {args.source!r} is only for the hooks role")
     if args.identity_stdin:
-        if args.live_output:
-            # The worker imports it when it starts serving: a spare does that while it waits.
-            from . import live  # noqa: F401
-        # Everything above is the spare's warm part; from here on it is one session's worker.
-        identity = read_identity(sys.stdin.buffer)
-        if identity is None:
-            return 0
-        args.session, args.generation = identity
-        # Nothing a cell runs may read the host's pipe (or keep it open).
-        devnull = os.open(os.devnull, os.O_RDONLY)
-        os.dup2(devnull, 0)
-        os.close(devnull)
+        return _serve_spare(token, args, skills, hooks)
     try:
         conn = Connection.connect(args.socket, args.session, args.generation)
     except OSError as error:
         raise WorkerError("WORKER_CONNECT_FAILED", f"cannot connect to {args.socket!r}: {error}") from None
+    worker = _worker(args, conn, hooks)
+    return worker.run(_hello(token, args, skills, hooks))
+
+
+def _serve_spare(token: str, args: argparse.Namespace, skills: str | None, hooks) -> int:
+    """A warm spare (C19): everything but the hello done before its identity is known.
+
+    It connects (nothing is sent: the host reads the first envelope only after the bind), makes
+    its worker, loop and threads, and only then blocks on the identity line; binding it is then one
+    line in and the hello out.
+    """
+    from .connection import Connection
+
+    try:
+        conn = Connection.connect(args.socket, _UNBOUND, _UNBOUND)
+    except OSError as error:
+        raise WorkerError("WORKER_CONNECT_FAILED", f"cannot connect to {args.socket!r}: {error}") from None
+    host_pipe = sys.stdin.buffer  # _worker points sys.stdin at /dev/null for the cells
+    worker = _worker(args, conn, hooks)
+    worker.prepare()
+    # Everything above is the spare's warm part; from here on it is one session's worker.
+    identity = read_identity(host_pipe)
+    if identity is None:
+        return 0
+    args.session, args.generation = identity
+    conn.bind(args.session, args.generation)
+    # Nothing a cell runs may read the host's pipe (or keep it open).
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.close(devnull)
+    return worker.serve(_hello(token, args, skills, hooks))
+
+
+#: The identity of a spare's connection until it is bound: never on the wire (the hello is sent after the bind).
+_UNBOUND = "spare"
+
+
+def _worker(args: argparse.Namespace, conn, hooks):
+    from .server import Worker
+
     if args.role == "workbench":
         # input() in a cell gets EOF instead of blocking on a pipe nobody writes.
         sys.stdin = open(os.devnull, encoding="utf-8")
-    hello = {
+    return Worker(args.role, conn, hooks=hooks, live_output=args.live_output)
+
+
+def _hello(token: str, args: argparse.Namespace, skills: str | None, hooks) -> dict:
+    return {
         "kind": "hello",
         "token": token,
         "role": args.role,
@@ -161,8 +193,6 @@ def _start(token: str | None, args: argparse.Namespace) -> int:
         "skills": skills,
         "runtime_version": __version__,
     }
-    worker = Worker(args.role, conn, hooks=hooks, live_output=args.live_output)
-    return worker.run(hello)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

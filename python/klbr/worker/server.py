@@ -255,6 +255,16 @@ class Worker:
 
     def run(self, hello: dict) -> int:
         """Send ``hello``, serve until the end, clean up the process tree; returns the exit code."""
+        self.prepare()
+        return self.serve(hello)
+
+    def prepare(self) -> None:
+        """Make the loop, the signal handlers and the threads, and start reading the connection.
+
+        A warm spare (C19) does this before it knows its identity: what is left once it has it
+        (:meth:`serve`) is the hello. Nothing reaches the connection before the hello (the host
+        writes only after it), so reading may start first.
+        """
         self.loop = new_worker_loop()
         asyncio.set_event_loop(self.loop)
         self.client.loop = self.loop
@@ -268,7 +278,6 @@ class Worker:
         threading.Thread(target=self._kicker, name="klbr-kicker", daemon=True).start()
         self.conn.on_broken = self._on_broken
         self.conn.reader_tick = self._reader_tick
-        self.conn.send_now(self.conn.encode(hello))
         self.conn.start(self.loop, self._on_message, self._on_end, self._on_arrival)
         # Without the doorbell the reader thread needs the GIL from a busy cell to deliver an
         # interrupt, and the default 5 ms switch interval would be most of its latency; with it,
@@ -276,6 +285,11 @@ class Worker:
         doorbell = self.conn.doorbell
         sys.setswitchinterval(DOORBELL_SWITCH_INTERVAL if doorbell is not None and doorbell.usable else SWITCH_INTERVAL)
         self.loop.call_later(self.reap_interval, self._reap)
+
+    def serve(self, hello: dict) -> int:
+        """Send ``hello`` and serve until the end (after :meth:`prepare`); returns the exit code."""
+        assert self.loop is not None
+        self.conn.send_now(self.conn.encode(hello))
         while self.exit_code is None:
             try:
                 self.loop.run_forever()

@@ -36,6 +36,8 @@ export interface HostOptions {
   idleTimeoutMs?: number;
   /** Workbench starts at once (default: two per core); a burst of new sessions queues behind them. */
   startConcurrency?: number;
+  /** Where klbr's runtime bytecode is compiled once per version for the workbenches (false: off); default KLBR_BYTECODE_CACHE or ~/.cache/klbr/bytecode. */
+  bytecodeCache?: string | false;
   /** Resource limits of every worker and workspace.run tree (C17): parsed, or `--limit` texts; default KLBR_LIMITS. */
   limits?: ResourceLimits | string[];
   /** Force a limits mechanism (`cgroup2`, `cgroup1`, `rlimit`); default KLBR_LIMITS_MECHANISM or auto. */

@@ -124,7 +124,7 @@ export class Host {
     this.headers = new InstructionHeaders(db, now, (sessionId) => adoptedSources(db, sessionId));
     const requestLog = (this.requestLog = new RequestLog(db, now));
     this.remote = new RemoteNamespaces({ db, dataDir: this.dataDir, pythonDir, now, newId, liveOutput, ...this.launch.graces(), limits: this.limitSettings.limits });
-    this.workbenches = new Workbenches({ db, now, notify, life, launch: this.launch, skills: this.skills, headers: this.headers, onHostReply: (event) => requestLog.replied(event), spares: options.spares ?? 0, ...(options.startConcurrency !== undefined ? { startConcurrency: options.startConcurrency } : {}) });
+    this.workbenches = new Workbenches({ db, now, notify, life, launch: this.launch, skills: this.skills, headers: this.headers, onHostReply: (event) => requestLog.replied(event), spares: options.spares ?? 0, ...(options.bytecodeCache !== undefined ? { bytecodeDir: options.bytecodeCache || null } : {}), ...(options.startConcurrency !== undefined ? { startConcurrency: options.startConcurrency } : {}) });
     this.culler = options.idleTimeoutMs === undefined ? null : this.idleCuller(options.idleTimeoutMs);
     this.wakes = new Wakes({ db, now, notify, life, hooks: this.hooks });
     const turnOf = (sessionId: string) => this.turns?.turnOf(sessionId) ?? null;
@@ -154,6 +154,8 @@ export class Host {
       const recovered = recoverAfterCrash(host.db, host.now());
       host.wakes.restore(recovered.openWaits);
       for (const sessionId of stoppedPeerSessions(host.db)) host.workbenches.markClosed(sessionId);
+      // Once per runtime version: later starts find it built (a failure is an incident, workers compile as before).
+      await host.workbenches.prepareBytecode();
       await host.hooks.start();
       await host.workbenches.ensure(ROOT_SESSION, "host_start");
       void host.workbenches.spares.fill();

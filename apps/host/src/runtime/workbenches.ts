@@ -9,6 +9,7 @@ import type { HostLife } from "./lifecycle";
 import type { Notify } from "./notifier";
 import type { SkillsService } from "./skills-service";
 import { recordIncident } from "../store/incidents";
+import { defaultBytecodeDir, RuntimeBytecode } from "./bytecode";
 import { RuntimeFingerprint } from "./fingerprint";
 import { SparePool } from "./spares";
 import { StartGate } from "./start-gate";
@@ -31,6 +32,8 @@ export interface WorkbenchesDeps {
   spares?: number;
   /** Workbench starts at once (default: two per core); more queue (see StartGate). */
   startConcurrency?: number;
+  /** Where klbr's runtime bytecode is kept (see RuntimeBytecode); null: off. Default {@link defaultBytecodeDir}. */
+  bytecodeDir?: string | null;
 }
 
 /**
@@ -48,6 +51,8 @@ export class Workbenches {
   readonly spares: SparePool;
   /** The runtime on disk, walked once and then again only after a change (a take walks nothing). */
   readonly runtime: RuntimeFingerprint;
+  /** klbr's runtime compiled once per version: every workbench imports it from there once built. */
+  readonly bytecode: RuntimeBytecode;
   /** Every workbench start (cold, restart, spare) passes here: a burst of sessions queues, it does not storm. */
   readonly starts: StartGate;
   /** Workers started cold (not on a spare) since the host started. */
@@ -57,6 +62,12 @@ export class Workbenches {
     const settings = deps.launch.settings;
     const runtime = (this.runtime = new RuntimeFingerprint(settings.pythonDir));
     const gate = (this.starts = new StartGate(deps.startConcurrency));
+    this.bytecode = new RuntimeBytecode({
+      python: settings.python,
+      pythonDir: settings.pythonDir,
+      dir: deps.bytecodeDir === undefined ? defaultBytecodeDir() : deps.bytecodeDir,
+      onError: (error) => recordIncident(deps.db, "bytecode.build_failed", { error: error.message }, deps.now()),
+    });
     // The sandbox settings are fixed for the host's life (they are the host's constructor options).
     const sandbox = JSON.stringify(settings.sandbox.describe());
     this.spares = new SparePool({
@@ -69,6 +80,11 @@ export class Workbenches {
       gate,
       onError: (error) => recordIncident(deps.db, "spare.start_failed", { error: error.message }, deps.now()),
     });
+  }
+
+  /** Build the runtime's bytecode now unless it is there (the host's start awaits it before its first workbench). */
+  async prepareBytecode(): Promise<void> {
+    await this.bytecode.prepare(this.runtime.value());
   }
 
   /** The session's workbench, if it was ever started. */
@@ -131,15 +147,30 @@ export class Workbenches {
     const generation = this.nextGeneration(bench.sessionId);
     const index = await this.deps.skills.reindex();
     life.refuseWhenStopping(`workbench ${bench.sessionId}`);
-    const worker = await life.keepUnlessStopping(this.startWorker(bench, generation, index), `workbench ${bench.sessionId}`);
+    const starting = life.keepUnlessStopping(this.startWorker(bench, generation, index), `workbench ${bench.sessionId}`);
+    // The header depends on the skill set alone: observed while the worker wakes up (a spare reads
+    // its identity and says hello), not after it, where it was a third of a warm spare's first cell.
+    const observeFailed = this.observeHeader(bench.sessionId, index);
+    const worker = await starting;
     bench.worker = worker;
     bench.skills = index;
     bench.endedFor = null;
     noteRuntimeVersion(db, worker, { role: "workbench", sessionId: bench.sessionId }, this.deps.now());
     const skills = (worker.hello as { skills?: string | null }).skills ?? null;
     recordKernelReset(db, { sessionId: bench.sessionId, generation, skillsRevision: skills, pid: worker.pid, reason, atMs: this.deps.now() });
-    this.deps.headers.observeGeneration(bench.sessionId, (adopted) => this.deps.skills.sources(index, adopted));
+    // A header that could not be observed fails the start after its kernel.reset, as it always did.
+    if (observeFailed !== null) throw observeFailed;
     this.deps.notify({ type: "kernel.reset", session_id: bench.sessionId, generation, skills, at_ms: this.deps.now() });
+  }
+
+  /** Observe the session's header for a generation on `index`; the error it threw, if any (thrown once the worker is in place). */
+  private observeHeader(sessionId: string, index: SkillIndex): unknown {
+    try {
+      this.deps.headers.observeGeneration(sessionId, (adopted) => this.deps.skills.sources(index, adopted));
+      return null;
+    } catch (error) {
+      return error ?? new Error("the header could not be observed");
+    }
   }
 
   /** The generation's worker: a current warm spare bound to it when one is ready, else a cold start. */
@@ -173,11 +204,15 @@ export class Workbenches {
   /** The options of a workbench on `index` without its identity: a spare's, and every cold start's. */
   private spareOptions(index: SkillIndex): SpareOptions {
     const { launch } = this.deps;
+    const common = launch.common();
+    // Built for the runtime as it is now, or null (then the worker compiles klbr's modules itself).
+    const bytecode = this.bytecode.current(this.runtime.value());
     return {
-      ...launch.common(),
+      ...common,
+      ...(bytecode !== null ? { pythonPath: [bytecode, ...(common.pythonPath ?? [])] } : {}),
       materialize: (dir: string) => this.deps.skills.materialize(index, dir),
       expect: { revision: null, skills: index.revision },
-      sandbox: launch.settings.sandbox.worker(),
+      sandbox: launch.settings.sandbox.worker(bytecode !== null ? [bytecode] : []),
       onHostReply: (event) => this.deps.onHostReply(event),
       ...launch.graces(),
       ...launch.live(),

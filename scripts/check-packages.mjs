@@ -208,7 +208,9 @@ const elsewhere = join(tmp, "elsewhere");
 mkdirSync(elsewhere);
 const prefix = join(tmp, "prefix");
 const klbr = join(prefix, "bin", "klbr");
-const env = { ...process.env, KLBR_DATA_DIR: join(tmp, "data"), KLBR_PYTHON_PATH: "", PATH: `${join(prefix, "bin")}:${process.env.PATH}` };
+// The host's bytecode of the runtime (runtime/bytecode.ts) goes to a cache of this check's own.
+const bytecodeCache = join(tmp, "bytecode");
+const env = { ...process.env, KLBR_DATA_DIR: join(tmp, "data"), KLBR_PYTHON_PATH: "", KLBR_BYTECODE_CACHE: bytecodeCache, PATH: `${join(prefix, "bin")}:${process.env.PATH}` };
 delete env.INIT_CWD;
 delete env.KLBR_PYTHON;
 
@@ -221,11 +223,35 @@ async function globalHost() {
   const two = await runAsync(klbr, ["exec", "1+1"], { cwd: elsewhere, env });
   if (two === "2\n") say("npm i -g, then klbr exec '1+1' outside the repository -> 2");
   else if (two !== null) failures.push(`klbr exec '1+1' printed ${JSON.stringify(two)}, not "2\\n"`);
-  const where = await runAsync(klbr, ["exec", "import klbr; klbr.__file__"], { cwd: elsewhere, env });
-  if (where !== null && !where.includes(join(prefix, "lib", "node_modules", "@klbr", "host", "python"))) {
-    failures.push(`the worker did not run the runtime shipped in @klbr/host: klbr.__file__ = ${where.trim()}`);
-  }
+  const shipped = join(prefix, "lib", "node_modules", "@klbr", "host", "python");
+  const where = await runAsync(klbr, ["exec", originOf("klbr", shipped)], { cwd: elsewhere, env });
+  if (where !== null && !where.includes("from the runtime dir")) {
+    failures.push(`the worker did not run the runtime shipped in @klbr/host: ${where.trim()}`);
+  } else if (where !== null) say(`a worker of the global host ran the runtime shipped in @klbr/host: ${where.trim()}`);
   return true;
+}
+
+/**
+ * A cell saying where `module` (klbr or klbr.worker) came from: "from the runtime dir" when it was
+ * imported from `root`, or from the host's bytecode zip (runtime/bytecode.ts) in this check's own
+ * cache whose klbr sources are exactly root's; anything else is named.
+ */
+function originOf(module, root) {
+  return [
+    `import os, zipfile, ${module} as m`,
+    `root, cache = ${JSON.stringify(root)}, ${JSON.stringify(bytecodeCache)}`,
+    `archive = getattr(m.__loader__, "archive", None)`,
+    `def sources():`,
+    `    return sorted(os.path.relpath(os.path.join(d, f), root) for d, _, fs in os.walk(os.path.join(root, "klbr")) for f in fs if f.endswith(".py"))`,
+    `def same(z):`,
+    `    names = sorted(n for n in z.namelist() if n.endswith(".py"))`,
+    `    return names == sources() and all(z.read(n) == open(os.path.join(root, n), "rb").read() for n in names)`,
+    `if archive is None:`,
+    `    r = "from the runtime dir" if m.__file__.startswith(root + os.sep) else "from " + m.__file__`,
+    `else:`,
+    `    r = "from the runtime dir, compiled" if archive.startswith(cache + os.sep) and same(zipfile.ZipFile(archive)) else "from a zip that is not the runtime: " + archive`,
+    `r`,
+  ].join("\n");
 }
 
 /** The wheel, built from a copy of python/ and installed into a fresh venv; returns the venv's python and site-packages. */
@@ -255,9 +281,9 @@ async function pythonWheel() {
  * default behaviour source comes from there too, beside the bytecode pip compiled: the pristine copy's case). */
 async function workerFromWheel(wheel) {
   const wheelEnv = { ...env, KLBR_DATA_DIR: join(tmp, "data-wheel"), KLBR_PYTHON: wheel.python, KLBR_PYTHON_PATH: wheel.site };
-  const out = await runAsync(klbr, ["exec", "import klbr, klbr.worker; (klbr.__version__, klbr.worker.__file__)"], { cwd: elsewhere, env: wheelEnv });
+  const out = await runAsync(klbr, ["exec", originOf("klbr.worker", wheel.site)], { cwd: elsewhere, env: wheelEnv });
   if (out === null) return;
-  if (out.includes(join(wheel.site, "klbr", "worker"))) say(`a worker from the wheel ran a cell: ${out.trim()}`);
+  if (out.includes("from the runtime dir")) say(`a worker from the wheel ran a cell: ${out.trim()}`);
   else failures.push(`the worker did not run from the wheel's venv: ${out}`);
 }
 

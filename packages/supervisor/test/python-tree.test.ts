@@ -65,8 +65,13 @@ const ESCAPE = [
   "os.write(2, b'escaped %d %d\\n' % (p.pid, os.getpgid(p.pid)))",
 ].join("\n");
 
-/** The pid of the grandchild ESCAPE reported, after checking that it leads its own group. */
-function escaped(worker: Worker): number {
+/**
+ * The pid of the grandchild ESCAPE reported, after checking that it leads its own group. Waits for
+ * the line: the worker's stderr is a pipe of its own, read apart from the socket, so a cell's
+ * completion can arrive first (a busy CI run saw it).
+ */
+async function escaped(worker: Worker): Promise<number> {
+  if (!(await waitFor(() => /escaped \d+ \d+\n/.test(worker.stderrTail)))) throw new Error(`no escaped pid in ${JSON.stringify(worker.stderrTail)}`);
   const m = /escaped (\d+) (\d+)/.exec(worker.stderrTail);
   if (!m) throw new Error(`no escaped pid in ${JSON.stringify(worker.stderrTail)}`);
   expect(m[2]).toBe(m[1]);
@@ -80,7 +85,7 @@ describe("a worker that dies on its own, with a grandchild in its own session", 
     try {
       const done = await worker.execute(`${ESCAPE}\nos._exit(1)`);
       expect(done).toMatchObject({ kind: "failed", reason: "worker_exited", exit: { code: 1 } });
-      child = escaped(worker);
+      child = await escaped(worker);
       await worker.exited;
       expect(await waitFor(() => !isAlive(child))).toBe(true);
     } finally {
@@ -94,7 +99,7 @@ describe("a worker that dies on its own, with a grandchild in its own session", 
     try {
       const running = worker.execute(`${ESCAPE}\nimport time\ntime.sleep(1000)`);
       expect(await waitFor(() => /escaped \d+/.test(worker.stderrTail))).toBe(true);
-      child = escaped(worker);
+      child = await escaped(worker);
       expect(isAlive(child)).toBe(true);
       process.kill(worker.pid, "SIGKILL");
       expect(await running).toMatchObject({ kind: "failed", source: "host", exit: { signal: "SIGKILL" } });
@@ -122,9 +127,9 @@ describe("a worker that dies on its own, with a grandchild in its own session", 
     let theirs = 0;
     try {
       await other.execute(ESCAPE);
-      theirs = escaped(other);
+      theirs = await escaped(other);
       expect(await dying.execute(`${ESCAPE}\nos._exit(1)`)).toMatchObject({ kind: "failed", reason: "worker_exited" });
-      mine = escaped(dying);
+      mine = await escaped(dying);
       // `exited` settles after the sweep: what is alive now was spared, not missed by a slow kill.
       await dying.exited;
       expect(await waitFor(() => !isAlive(mine))).toBe(true);

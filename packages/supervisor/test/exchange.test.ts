@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { HostRequest, WorkerCellCompletion } from "../src/index.js";
-import { sleep, startFake } from "./helpers.js";
+import { sleep, startFake, waitFor } from "./helpers.js";
 
 function resultText(done: unknown): string {
   const cell = done as WorkerCellCompletion;
@@ -33,8 +33,9 @@ describe("host requests (fake worker)", () => {
       await late;
       expect(abortedAtStart).toBe(false);
       expect(lateSignal?.aborted).toBe(true);
+      // stderr is read apart from the socket: wait for the line that must come, then a moment for one that must not.
+      expect(await waitFor(() => worker.stderrTail.includes("recv host_reply r1"))).toBe(true);
       await sleep(100);
-      expect(worker.stderrTail).toContain("recv host_reply r1");
       expect(worker.stderrTail).not.toContain("recv host_reply r2");
       expect(worker.state).toBe("ready");
       await worker.shutdown();
@@ -193,7 +194,7 @@ describe("interrupt ladder (fake worker)", () => {
     await worker.shutdown();
     // The request was framed before the completion, so it was read before the cell settled.
     expect(await cell).toMatchObject({ kind: "cell", status: "interrupted", source: "worker", endedBy: "shutdown" });
-    expect(worker.stderrTail).toContain("recv shutdown");
+    expect(await waitFor(() => worker.stderrTail.includes("recv shutdown"))).toBe(true);
     expect(methods).toEqual([]);
   });
 

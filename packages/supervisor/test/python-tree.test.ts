@@ -43,6 +43,8 @@ describe("a worker that dies on its own", () => {
     const worker = await startPython();
     const done = await worker.execute("import subprocess, os\np = subprocess.Popen(['sleep', '1000'])\nos.write(2, b'child %d\\n' % p.pid)\nos._exit(3)");
     expect(done).toMatchObject({ kind: "failed", reason: "worker_exited", exit: { code: 3 } });
+    // The worker's stderr is read apart from its exit and its socket: wait for the line.
+    expect(await waitFor(() => /child \d+\n/.test(worker.stderrTail))).toBe(true);
     const child = Number(/child (\d+)/.exec(worker.stderrTail)?.[1]);
     expect(child).toBeGreaterThan(0);
     await worker.exited;

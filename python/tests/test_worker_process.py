@@ -183,6 +183,14 @@ def started(host, name: str) -> None:
     assert wait_for(lambda: os.path.exists(os.path.join(host.dir, name)), 15), f"the cell never made {name}"
 
 
+def interrupted_once_blocked(host, op_id: str, code: str) -> None:
+    """Run ``code`` (it makes ``blocked`` once SIGINT is masked), interrupt it then: it ends interrupted."""
+    host.send({"kind": "execute", "id": op_id, "code": code})
+    started(host, "blocked")
+    host.send({"kind": "interrupt", "id": op_id})
+    assert host.until_completed(op_id, timeout=30)["status"] == "interrupted"
+
+
 def test_interrupt_cancels_an_awaiting_cell(host):
     # The request proves the cell printed; the interrupt then lands while it awaits, whatever the load.
     host.send({
@@ -219,10 +227,7 @@ def test_a_kick_that_did_not_land_is_sent_again(host):
         "signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGINT])\n"
         "time.sleep(60)"
     )
-    host.send({"kind": "execute", "id": "swallowed", "code": code})
-    started(host, "blocked")
-    host.send({"kind": "interrupt", "id": "swallowed"})
-    assert host.until_completed("swallowed", timeout=30)["status"] == "interrupted"
+    interrupted_once_blocked(host, "swallowed", code)
     assert os.path.exists(os.path.join(host.dir, "taken"))
 
 
@@ -494,10 +499,7 @@ def test_an_interrupt_waits_for_a_cell_that_blocks_sigint(host):
         "while True:\n"
         "    pass"
     )
-    host.send({"kind": "execute", "id": "masked", "code": code})
-    started(host, "blocked")
-    host.send({"kind": "interrupt", "id": "masked"})
-    assert host.until_completed("masked", timeout=30)["status"] == "interrupted"
+    interrupted_once_blocked(host, "masked", code)
     assert os.path.exists(os.path.join(host.dir, "unblocking"))
 
 

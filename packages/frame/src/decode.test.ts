@@ -67,3 +67,32 @@ describe("decodePayload", () => {
     }
   });
 });
+
+describe("decodePayload messages and causes", () => {
+  it("says a BOM is a BOM", () => {
+    const error = codeOf(Uint8Array.of(0xef, 0xbb, 0xbf, 0x31));
+    expect(error).toMatchObject({ code: "FRAME_BOM", message: "payload starts with a byte-order mark (ef bb bf)" });
+  });
+
+  it("keeps JSON.parse's error as the cause of FRAME_INVALID_JSON", () => {
+    const error = codeOf(utf8("[1,]")) as unknown as Error;
+    expect(error.cause).toBeInstanceOf(SyntaxError);
+    expect(error.message).toBe(`invalid JSON: ${(error.cause as Error).message}`);
+  });
+
+  it("names the character where valid JSON first nests past 128", () => {
+    const text = `[${"[".repeat(128)}${"]".repeat(128)}]`;
+    expect(codeOf(utf8(text))).toMatchObject({ code: "FRAME_TOO_DEEP", message: "nesting deeper than 128 at character 128" });
+  });
+
+  it("quotes exactly the lone surrogate escape and its offset", () => {
+    expect(codeOf(utf8('["ab","\\udabcx"]')).message).toBe("lone surrogate escape \\udabc at character 7");
+  });
+
+  it("shows an offending literal of 40 characters whole, and one of 41 shortened", () => {
+    const forty = `1${"0".repeat(39)}`;
+    expect(codeOf(utf8(`[${forty}]`)).message).toBe(`integer literal ${forty} is beyond ±(2^53 - 1)`);
+    const fortyOne = `1${"0".repeat(40)}`;
+    expect(codeOf(utf8(`[${fortyOne}]`)).message).toBe(`integer literal ${fortyOne.slice(0, 40)}... (41 characters) is beyond ±(2^53 - 1)`);
+  });
+});

@@ -95,3 +95,25 @@ describe("FrameDecoder", () => {
     expect(out[0] === value).toBe(true);
   });
 });
+
+describe("FrameDecoder messages", () => {
+  it("end inside a header says how many of its 4 bytes came", () => {
+    const decoder = new FrameDecoder();
+    decoder.push(Uint8Array.of(0, 0));
+    expect(thrown(() => decoder.end())).toMatchObject({ code: "FRAME_TRUNCATED", message: "stream ended inside a frame header (2 of 4 bytes)" });
+  });
+
+  it("a poisoned decoder says why and what to do", () => {
+    const decoder = new FrameDecoder();
+    thrown(() => decoder.push(frameOf("[")));
+    expect(thrown(() => decoder.push(encodeFrame(1))).message).toBe("decoder is poisoned by an earlier error; open a new connection");
+  });
+
+  it("passes an error that is not a FrameError through untouched, and is poisoned by it", () => {
+    const decoder = new FrameDecoder();
+    const error = thrown(() => decoder.push(null as unknown as Uint8Array));
+    expect(error).toBeInstanceOf(TypeError);
+    expect(error).not.toHaveProperty("values");
+    expect(decoder.poisoned).toBe(true);
+  });
+});

@@ -1,6 +1,7 @@
 import { runInNewContext } from "node:vm";
 import { describe, expect, it } from "vitest";
 import { decodePayload } from "./decode";
+import { MAX_FRAME_BYTES } from "./constants";
 import { encodeFrame, encodePayload } from "./encode";
 
 const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
@@ -142,5 +143,27 @@ describe("encodeFrame", () => {
     const frame = encodeFrame("😀é");
     expect(new DataView(frame.buffer).getUint32(0)).toBe(8);
     expect(frame.length).toBe(12);
+  });
+});
+
+describe("encodePayload names what it refuses", () => {
+  it("a non-plain object without a usable constructor name is of an unknown prototype", () => {
+    refused(Object.setPrototypeOf([1], null), "FRAME_UNENCODABLE", /non-plain object \(unknown prototype\) at the top level/);
+    refused([Object.create(Object.create(Object.create(null)))], "FRAME_UNENCODABLE", /\(unknown prototype\) at \[0\]/);
+    refused(Object.create({ constructor: { name: 42 } }), "FRAME_UNENCODABLE", /\(unknown prototype\)/);
+    const Anonymous = [class {}][0]!;
+    refused(new Anonymous(), "FRAME_UNENCODABLE", /\(unknown prototype\)/);
+  });
+
+  it("an object whose root prototype is not an Object.prototype (it has its own string tag)", () => {
+    const root = Object.defineProperty(Object.create(null), Symbol.toStringTag, { value: "Thing" }) as object;
+    refused(Object.create(root), "FRAME_UNENCODABLE", /non-plain object/);
+  });
+
+  it("the exact size of a string just past 1 MiB once serialized, and accepts one that fits exactly", () => {
+    expect(encodePayload("x".repeat(MAX_FRAME_BYTES - 2))).toHaveLength(MAX_FRAME_BYTES);
+    refused("x".repeat(MAX_FRAME_BYTES - 1), "FRAME_TOO_LARGE", /^payload of 1048577 bytes exceeds 1048576 bytes$/);
+    // Its characters alone are 1 MiB: not more than the limit, so the exact count decides.
+    refused("x".repeat(MAX_FRAME_BYTES), "FRAME_TOO_LARGE", /^payload of 1048578 bytes exceeds 1048576 bytes$/);
   });
 });

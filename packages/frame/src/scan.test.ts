@@ -45,3 +45,18 @@ describe("scanText (the lexical pass)", () => {
     expect(scan).toMatchObject({ tooDeepAt: -1, keys: 0, loneSurrogateAt: -1 });
   });
 });
+
+describe("scanText reads \\u escapes digit by digit", () => {
+  it("finds lone surrogates spelled with every kind of hex digit, in either case", () => {
+    for (const escape of ["\\ud809", "\\uD809", "\\udaff", "\\uDAFF", "\\udbfa", "\\uDBFA", "\\udc00", "\\uDFFF", "\\ude9a"]) {
+      expect(scanText(`["x","${escape}"]`).loneSurrogateAt, escape).toBe(6);
+    }
+  });
+
+  it("accepts pairs spelled with every kind of hex digit, in either case", () => {
+    for (const pair of ["\\ud809\\udc09", "\\uD809\\uDC09", "\\udaff\\udfff", "\\uDAFF\\uDFFF", "\\udbfa\\udcaf", "\\uDBFA\\uDCAF"]) {
+      expect(scanText(`["x","${pair}"]`).loneSurrogateAt, pair).toBe(-1);
+    }
+    expect(scanText('["\\ud7ff","\\ue000","\\u0041"]').loneSurrogateAt).toBe(-1);
+  });
+});

@@ -26,8 +26,10 @@ function hex4(text: string, at: number): number {
     if (c >= 0x30 && c <= 0x39) d = c - 0x30;
     else if (c >= 0x61 && c <= 0x66) d = c - 0x57;
     else if (c >= 0x41 && c <= 0x46) d = c - 0x37;
-    // Stryker disable next-line UnaryOperator: +1, like -1, is below 0xd800, so it also reads as "not a surrogate"
-    else return -1;
+    else {
+      // Stryker disable next-line UnaryOperator: +1, like -1, is below 0xd800, so it also reads as "not a surrogate"
+      return -1;
+    }
     v = (v << 4) | d;
   }
   return v;

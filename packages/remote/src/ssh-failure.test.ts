@@ -2,11 +2,13 @@ import { describe, expect, it } from "vitest";
 import { sshFailure } from "./ssh-run.js";
 import { parseTarget } from "./targets.js";
 
-const target = parseTarget({ name: "box", ssh: { host: "10.0.0.9", port: 2200, known_hosts: "/k/kh" }, workdir: "/w" });
+// Built per call, not at collection: a fixture made while vitest collects makes every mutant it
+// reaches "static" (the whole suite re-run per mutant).
+const target = () => parseTarget({ name: "box", ssh: { host: "10.0.0.9", port: 2200, known_hosts: "/k/kh" }, workdir: "/w" });
 const where = 'target "box" (10.0.0.9:2200)';
 
 function said(exitCode: number | undefined, stderr: string): string | null {
-  const error = sshFailure(target, exitCode, stderr);
+  const error = sshFailure(target(), exitCode, stderr);
   return error === null ? null : `${error.code}: ${error.message}`;
 }
 

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readdirSync, rmSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import { isLive, startTestSshd } from "../../../test-support/sshd.js";
 import {
   collectRuntime,
@@ -14,6 +14,7 @@ import {
   probeTarget,
   startRemoteWorker,
   type RemoteWorker,
+  type RuntimeBundle,
   type Target,
 } from "../src/index.js";
 
@@ -48,8 +49,14 @@ async function codeOf(promise: Promise<unknown>): Promise<string> {
 let seq = 0;
 
 describe.skipIf(!sshd)("remote workers over a real sshd on loopback", () => {
-  const bundle = collectRuntime(PYTHON_DIR);
-  const script = installScript(PYTHON_DIR);
+  // Read per test (beforeEach), not while vitest collects: code run at collection makes every
+  // mutant it reaches "static" for `pnpm mutate remote` (the whole suite re-run per mutant).
+  let bundle: RuntimeBundle;
+  let script: string;
+  beforeEach(() => {
+    bundle = collectRuntime(PYTHON_DIR);
+    script = installScript(PYTHON_DIR);
+  });
   const target = (): Target => parseTarget(sshd!.target("loop", `${sshd!.dir}/w${++seq}`));
 
   const started: RemoteWorker[] = [];

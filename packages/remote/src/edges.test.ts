@@ -1,6 +1,9 @@
-import { describe, expect, it } from "vitest";
-import { isRemoteError } from "./errors.js";
-import { remoteSocketPath } from "./start.js";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { collectRuntime } from "./bundle.js";
+import { isRemoteError, RemoteError } from "./errors.js";
+import { remoteSocketPath, startRemoteWorker } from "./start.js";
 import { parseTarget } from "./targets.js";
 
 // Limits pinned at the edge and one past it (issue 25).
@@ -46,5 +49,78 @@ describe("remoteSocketPath", () => {
   it("counts bytes, not characters: a multi-byte workdir that fits in characters but not in bytes goes to /tmp", () => {
     const chars = `/${"é".repeat(107 - suffix - 1)}`; // 107 characters, more bytes
     expect(remoteSocketPath(chars, random)).toBe(`/tmp/klbr-r-${random}.sock`);
+  });
+});
+
+describe("collectRuntime (edges)", () => {
+  let dir: string | undefined;
+  afterEach(() => {
+    if (dir) rmSync(dir, { recursive: true, force: true });
+    dir = undefined;
+  });
+
+  it("skips a __pycache__ directory whatever it holds, not only its .pyc files", () => {
+    dir = mkdtempSync("/tmp/krb-");
+    for (const [path, text] of [
+      ["klbr/worker/__main__.py", "main"],
+      ["klbr/__pycache__/notes.py", "not bytecode, but in a cache"],
+      ["klbr/worker/__pycache__/x.txt", "likewise"],
+    ]) {
+      mkdirSync(join(dir, path!, ".."), { recursive: true });
+      writeFileSync(join(dir, path!), text!);
+    }
+    expect(collectRuntime(dir).files.map((f) => f.path)).toEqual(["klbr/worker/__main__.py"]);
+  });
+
+  it("returns the files sorted by name bytes, not in the order the walk visits them", () => {
+    // Node lists a directory sorted, so a depth-first walk visits klbr/a/x.py before klbr/a.py
+    // ("a" < "a.py"); by bytes "klbr/a.py" comes first ("." is 0x2e, "/" is 0x2f).
+    dir = mkdtempSync("/tmp/krb-");
+    for (const path of ["klbr/worker/__main__.py", "klbr/a/x.py", "klbr/a.py"]) {
+      mkdirSync(join(dir, path, ".."), { recursive: true });
+      writeFileSync(join(dir, path), path);
+    }
+    expect(collectRuntime(dir).files.map((f) => f.path)).toEqual(["klbr/a.py", "klbr/a/x.py", "klbr/worker/__main__.py"]);
+  });
+});
+
+describe("RemoteError", () => {
+  it("is named RemoteError, with its code and message", () => {
+    const error = new RemoteError("REMOTE_START_FAILED", "m");
+    expect(error.name).toBe("RemoteError");
+    expect(String(error)).toBe("RemoteError: m");
+    expect(error.code).toBe("REMOTE_START_FAILED");
+  });
+
+  it("isRemoteError: false for null, undefined, plain values and other errors, never a TypeError; true for a second copy's brand", () => {
+    for (const value of [null, undefined, 0, "RemoteError", {}, new Error("m")]) expect(isRemoteError(value)).toBe(false);
+    expect(isRemoteError(new RemoteError("REMOTE_START_FAILED", "m"))).toBe(true);
+    // Another installed copy of this package brands its errors with the same registered symbol.
+    expect(isRemoteError({ [Symbol.for("@klbr/remote/error")]: true })).toBe(true);
+    expect(isRemoteError({ [Symbol.for("@klbr/remote/error")]: "yes" })).toBe(false);
+  });
+
+  it("carries a cause only when given one", () => {
+    expect("cause" in new RemoteError("REMOTE_START_FAILED", "m")).toBe(false);
+    expect("cause" in new RemoteError("REMOTE_START_FAILED", "m", {})).toBe(false);
+    const cause = new Error("underneath");
+    expect(new RemoteError("REMOTE_START_FAILED", "m", { cause }).cause).toBe(cause);
+  });
+});
+
+describe("startRemoteWorker, a start that fails before ssh runs", () => {
+  it("is REMOTE_START_FAILED naming the target, the code as unknown, the error, no stderr part, and the error as its cause", async () => {
+    const target = parseTarget({ ...entry(22), name: "one" });
+    let caught: unknown;
+    try {
+      // The remote command refuses a digest that is not 64 hex digits, inside the supervisor's start.
+      await startRemoteWorker({ target, runtime: { digest: "not-hex", dir: "/srv/klbr/klbr-not-hex" }, sessionId: "root", generation: "g-bad" });
+    } catch (error) {
+      caught = error;
+    }
+    expect(isRemoteError(caught)).toBe(true);
+    const error = caught as RemoteError;
+    expect(`${error.code}: ${error.message}`).toBe('REMOTE_START_FAILED: target "one": the worker did not start (unknown): runtime digest "not-hex" is not 64 hex digits');
+    expect(error.cause).toBeInstanceOf(RangeError);
   });
 });

@@ -48,6 +48,32 @@ describe("sshArgv", () => {
     expect(argv).not.toContain("-L");
   });
 
+  it("is exactly this argv, option for option and in this order", () => {
+    expect(sshArgv(target, "true")).toEqual([
+      "ssh", "-F", "none", "-T", "-x", "-a", "-e", "none",
+      "-o", "BatchMode=yes",
+      "-o", "StrictHostKeyChecking=yes",
+      "-o", "UserKnownHostsFile=/keys/known_hosts",
+      "-o", "GlobalKnownHostsFile=none",
+      "-o", "UpdateHostKeys=no",
+      "-o", "CheckHostIP=no",
+      "-o", "ForwardAgent=no",
+      "-o", "ForwardX11=no",
+      "-o", "ControlMaster=no",
+      "-o", "ControlPath=none",
+      "-o", "PermitLocalCommand=no",
+      "-o", "ExitOnForwardFailure=yes",
+      "-o", "ServerAliveInterval=15",
+      "-o", "ServerAliveCountMax=3",
+      "-o", "ConnectTimeout=15",
+      "-o", "LogLevel=ERROR",
+      "-p", "2222",
+      "-l", "ci",
+      "-o", "IdentitiesOnly=yes", "-i", "/keys/id",
+      "--", "build.example", "true",
+    ]);
+  });
+
   it("carries exactly the one Unix-socket forward asked for, remote to local", () => {
     const argv = sshArgv(target, "cmd", { forward: { remote: "/srv/klbr/r.sock", local: "/tmp/klbr-x/w.sock" } });
     expect(argv.filter((a) => a === "-R")).toHaveLength(1);

@@ -18,7 +18,7 @@ const SAFE_WORD = /^[A-Za-z0-9_@%+=:,./-]+$/;
 
 /** Quote one word for a POSIX shell (the remote side runs the command through the user's shell). */
 export function shellQuote(word: string): string {
-  if (word.length > 0 && SAFE_WORD.test(word)) return word;
+  if (SAFE_WORD.test(word)) return word; // SAFE_WORD needs one character: "" is quoted
   return `'${word.replaceAll("'", `'\\''`)}'`;
 }
 

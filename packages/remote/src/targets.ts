@@ -44,7 +44,7 @@ function path(where: string, value: unknown, key: string): string {
   return value;
 }
 
-function exactKeys(where: string, value: unknown, keys: string[], optional: string[] = []): Record<string, unknown> {
+function exactKeys(where: string, value: unknown, keys: string[], optional: string[]): Record<string, unknown> {
   if (typeof value !== "object" || value === null || Array.isArray(value)) fail(where, `must be an object, got ${JSON.stringify(value)}`);
   const record = value as Record<string, unknown>;
   for (const key of Object.keys(record)) if (!keys.includes(key)) fail(where, `unknown key ${JSON.stringify(key)}`);

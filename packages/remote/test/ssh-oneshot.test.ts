@@ -5,6 +5,7 @@
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { fileURLToPath } from "node:url";
 import { startTestSshd } from "../../../test-support/sshd.js";
 import { encodeBundle, ensureRuntime, isRemoteError, openRemoteWorker, parseTarget, probeTarget, sshRun, startRemoteWorker, type Target } from "../src/index.js";
 
@@ -13,6 +14,18 @@ if (skip) console.warn(skip);
 afterAll(async () => {
   await sshd?.stop();
 });
+
+const PYTHON_DIR = fileURLToPath(new URL("../../../python", import.meta.url));
+
+/** Poll until `check` holds (bounded generously: this box is shared and loaded). */
+async function until(check: () => boolean, timeoutMs = 15_000): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (check()) return true;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  return check();
+}
 
 async function refusal(promise: Promise<unknown>): Promise<string> {
   try {
@@ -97,6 +110,27 @@ describe.skipIf(!sshd)("one-shot ssh commands", () => {
     expect(await refusal(probeTarget(target({ python: chatty })))).toBe(`REMOTE_PYTHON_MISSING: target "one": cannot run "${chatty}" (exit 0): `);
   });
 
+  it("probeTarget: only a whole major.minor.micro line from an interpreter that exits 0 is a version", async () => {
+    expect(await probeTarget(target({ python: script("py-13", "echo 13.0.12") }))).toMatchObject({ python: "13.0.12", python_ok: true });
+    const suffixed = script("py-suffixed", "echo 3.12.1+");
+    expect(await refusal(probeTarget(target({ python: suffixed })))).toBe(`REMOTE_PYTHON_MISSING: target "one": cannot run "${suffixed}" (exit 0): `);
+    const failing = script("py-says-but-fails", "echo 3.12.1; echo broken >&2; exit 1");
+    expect(await refusal(probeTarget(target({ python: failing })))).toBe(`REMOTE_PYTHON_MISSING: target "one": cannot run "${failing}" (exit 1): broken`);
+  });
+
+  it("probeTarget: the round trip is the time the probe took, no more", async () => {
+    const started = performance.now();
+    const probe = await probeTarget(target({ python: script("py-rt", "echo 3.12.1") }));
+    const elapsed = performance.now() - started;
+    expect(probe.round_trip_ms).toBeGreaterThan(0);
+    expect(probe.round_trip_ms).toBeLessThanOrEqual(elapsed + 0.1);
+  });
+
+  it("probeTarget: a failure's message keeps the last 500 characters of stderr", async () => {
+    const noisy = script("py-noisy", `printf '%0100d' 0 >&2; printf 'y%.0s' $(seq 500) >&2; exit 1`);
+    expect(await refusal(probeTarget(target({ python: noisy })))).toMatch(/^REMOTE_PYTHON_MISSING: .*\(exit 1\): y{500}$/);
+  });
+
   describe("ensureRuntime reads the install exchange", () => {
     const py = (code: string) => code;
     it("present: nothing copied, the python named, the runtime's directory returned; the script gets workdir and digest", async () => {
@@ -112,6 +146,16 @@ describe.skipIf(!sshd)("one-shot ssh commands", () => {
       expect(JSON.parse(readFileSync(record, "utf8"))).toEqual([t.workdir, bundle.digest]);
     });
 
+    it("only a whole line is the version: one with text before or after it is not", async () => {
+      const t = target();
+      const runtime = await ensureRuntime(
+        t,
+        bundle,
+        py(`print("klbr.install python=3.12.1")\nprint("said klbr.install python=1.1.1")\nprint("klbr.install python=2.2.2 and more")\nprint("klbr.install present")`),
+      );
+      expect(runtime).toMatchObject({ copied: false, python: "3.12.1" });
+    });
+
     it("absent: the bundle follows on stdin, whole, and stdin then ends", async () => {
       const t = target();
       mkdirSync(t.workdir);
@@ -123,6 +167,39 @@ describe.skipIf(!sshd)("one-shot ssh commands", () => {
       );
       expect(runtime).toMatchObject({ copied: true, python: "3.11.9" });
       expect(readFileSync(got, "utf8")).toBe(encodeBundle(bundle));
+    });
+
+    it("a chatty line before the exchange does not end it; \"present\" ends stdin", async () => {
+      const t = target();
+      mkdirSync(t.workdir);
+      const record = join(t.workdir, "stdin.txt");
+      // Bounded: a stdin still open after 30 s is recorded as open, so the test fails instead of hanging.
+      const runtime = await ensureRuntime(
+        t,
+        bundle,
+        py(
+          `import select, sys\nprint("starting", flush=True)\nprint("klbr.install python=3.12.1", flush=True)\nprint("klbr.install present", flush=True)\n` +
+            `ready = select.select([sys.stdin], [], [], 30)[0]\nopen(${JSON.stringify(record)}, "w").write("closed" if ready and sys.stdin.read() == "" else "open")`,
+        ),
+      );
+      expect(runtime).toMatchObject({ copied: false, python: "3.12.1" });
+      expect(readFileSync(record, "utf8")).toBe("closed");
+      const got = join(t.workdir, "bundle.json");
+      const cold = await ensureRuntime(
+        t,
+        bundle,
+        py(`import sys\nprint("starting", flush=True)\nprint("klbr.install python=3.11.9", flush=True)\nprint("klbr.install absent", flush=True)\nopen(${JSON.stringify(got)}, "w").write(sys.stdin.read())`),
+      );
+      expect(cold).toMatchObject({ copied: true, python: "3.11.9" });
+      expect(readFileSync(got, "utf8")).toBe(encodeBundle(bundle));
+    });
+
+    it("a failure's message keeps the last 500 characters of stderr", async () => {
+      const stderr = `sys.stderr.write("x" * 100 + "y" * 500 + "\\n")`;
+      const missing = await refusal(ensureRuntime(target(), bundle, py(`import sys\n${stderr}\nsys.exit(2)`)));
+      expect(missing).toMatch(/^REMOTE_PYTHON_MISSING: .*\(exit 2\): y{500}$/);
+      const failed = await refusal(ensureRuntime(target(), bundle, py(`import sys\nprint("klbr.install python=3.11.9")\n${stderr}\nsys.exit(2)`)));
+      expect(failed).toMatch(/^REMOTE_INSTALL_FAILED: .*\(exit 2\): y{500}$/);
     });
 
     it("exit 3 is REMOTE_PYTHON_TOO_OLD naming the version", async () => {
@@ -158,6 +235,32 @@ describe.skipIf(!sshd)("one-shot ssh commands", () => {
       const t = target({ python: script("py-dies", "echo 'worker cannot start' >&2; exit 1") });
       const said = await refusal(startRemoteWorker({ target: t, runtime: runtimeThere(t), sessionId: "root", generation: "g-dies", handshakeTimeoutMs: 15_000 }));
       expect(said).toMatch(/^REMOTE_START_FAILED: target "one": the worker did not start \([A-Z_]+\): .* \| stderr: worker cannot start$/);
+    });
+
+    it("the ssh program and live output given to startRemoteWorker are the ones used", async () => {
+      const t = target();
+      const record = join(sshd!.dir, `ssh-argv-${++seq}`);
+      // The host-side "ssh": records its argv, one word a line, and fails before connecting.
+      const ssh = script(`ssh-${seq}`, `printf '%s\\n' "$@" > ${record}; echo 'not connecting' >&2; exit 1`);
+      const said = await refusal(startRemoteWorker({ target: t, runtime: runtimeThere(t), sessionId: "root", generation: "g-ssh", ssh, liveOutput: true, handshakeTimeoutMs: 15_000 }));
+      expect(said).toMatch(/^REMOTE_START_FAILED: .* \| stderr: not connecting$/);
+      const argv = readFileSync(record, "utf8").split("\n");
+      expect(argv.slice(0, 3)).toEqual(["-F", "none", "-T"]);
+      expect(argv.at(-2)).toMatch(/ -m klbr\.worker --token-stdin .*--live-output/);
+    });
+
+    it("a keeper whose pid line never comes is REMOTE_START_FAILED, and the worker it started is stopped", async () => {
+      const t = target();
+      // The real worker, with the keeper's first line (its pid) filtered out of its stdout.
+      const runtime = runtimeThere(t);
+      const python = script(
+        `py-no-pid-${++seq}`,
+        `PYTHONPATH=${PYTHON_DIR} ${sshd!.target("x").python} "$@" | grep --line-buffered -v '^klbr\\.keeper pid='`,
+      );
+      const said = await refusal(startRemoteWorker({ target: { ...t, python }, runtime, sessionId: "root", generation: "g-nopid" }));
+      expect(said).toBe('REMOTE_START_FAILED: target "one": the keeper never reported the worker\'s pid');
+      // hardStop ended ssh: the keeper's stdin closed, and it took the worker with it.
+      expect(await until(() => sshd!.descendants().length === 0)).toBe(true);
     });
 
     it("a wrong host key at start is REMOTE_HOST_KEY_MISMATCH, and open does not go on to install", async () => {

@@ -3,6 +3,7 @@
 // vanishes between the walk's steps, a file system that reports no entry types, a file replaced by
 // a symlink or removed after the walk, a file that grows while it is read, a copy that comes out
 // different, and another snapshot that wins the final rename.
+import { execFileSync } from "node:child_process";
 import * as realFs from "node:fs";
 import * as path from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
@@ -30,6 +31,10 @@ const faults = vi.hoisted(() => ({
   /** Every entry reported with no type (DT_UNKNOWN), as some file systems do. */
   untyped: { on: false },
   opened: new Map<number, string>(),
+  /** Every path lstat was called on. */
+  lstats: [] as string[],
+  /** What was fsynced, by the path it was opened at. */
+  fsynced: [] as string[],
 }));
 
 vi.mock("node:fs", async (importOriginal) => {
@@ -46,6 +51,10 @@ vi.mock("node:fs", async (importOriginal) => {
     });
   const mocked = {
     ...real,
+    lstatSync: ((file: string, options?: unknown) => {
+      faults.lstats.push(String(file));
+      return real.lstatSync(file, options as never);
+    }) as Fs["lstatSync"],
     readdirSync: ((dir: string, options?: unknown) => {
       const fault = faults.readdir.get(String(dir));
       if (fault) throw fault;
@@ -71,6 +80,10 @@ vi.mock("node:fs", async (importOriginal) => {
       const instead = name === undefined ? undefined : faults.copyContent.get(path.basename(name));
       return real.writeFileSync(file as never, (instead ?? data) as never, options as never);
     }) as Fs["writeFileSync"],
+    fsyncSync: ((fd: number) => {
+      faults.fsynced.push(faults.opened.get(fd) ?? `fd ${fd}`);
+      return real.fsyncSync(fd);
+    }) as Fs["fsyncSync"],
     renameSync: ((from: string, to: string) => {
       const before = faults.beforeRename.get(String(to));
       if (before) {
@@ -98,6 +111,8 @@ function base(): string {
 afterEach(() => {
   for (const map of [faults.readdir, faults.open, faults.openInstead, faults.size, faults.copyContent, faults.beforeRename, faults.rename]) map.clear();
   faults.untyped.on = false;
+  faults.fsynced.length = 0;
+  faults.lstats.length = 0;
   for (const dir of made.splice(0)) removeDir(dir);
 });
 
@@ -190,6 +205,19 @@ describe("a file system that reports no entry types", () => {
     realFs.mkdirSync(path.join(root, "sub", "__pycache__"));
     realFs.writeFileSync(path.join(root, "sub", "__pycache__", "x.pyc"), "");
     expect(refusal(() => scanSource(root))).toMatchObject({ code: "SOURCE_CACHE", path: "sub/__pycache__" });
+  });
+});
+
+describe("a file system that reports entry types", () => {
+  it("is walked without one more lstat per entry: only the root is looked at", () => {
+    const root = tree();
+    realFs.symlinkSync("a.py", path.join(root, "sub", "link.py"));
+    realFs.mkdirSync(path.join(root, "sub", "__pycache__"));
+    realFs.writeFileSync(path.join(root, "sub", "__pycache__", "x.pyc"), "");
+    execFileSync("mkfifo", [path.join(root, "pipe.py")]);
+    faults.lstats.length = 0;
+    expect(refusal(() => scanSource(root)).code).toBe("SOURCE_SYMLINK");
+    expect(faults.lstats).toEqual([root]);
   });
 });
 
@@ -295,6 +323,25 @@ describe("snapshotRelease when the disk misbehaves", () => {
       expect(leftovers(releases)).toEqual([]);
     });
   }
+
+  it("puts every file, then every directory deepest first, then the releases folder on disk", () => {
+    const dir = path.join(base(), "draft");
+    realFs.mkdirSync(dir);
+    writeSource(dir, { "sub/b.md": "b\n", "sub/deep/c.md": "c\n" });
+    const releases = path.join(path.dirname(dir), "releases");
+    const snap = snapshotRelease(dir, releases);
+    const temp = path.dirname(faults.fsynced.find((p) => p.endsWith("manifest.json"))!);
+    expect(path.basename(temp)).toMatch(/^\.tmp-/);
+    const shown = faults.fsynced.map((p) => (p.startsWith(`${temp}/`) ? path.relative(temp, p) : p === temp ? "." : p));
+    expect(shown.slice(0, 4).sort()).toEqual(["main.py", "manifest.json", "sub/b.md", "sub/deep/c.md"]);
+    expect(shown.slice(4)).toEqual(["sub/deep", "sub", ".", releases]);
+    expect(snap.reused).toBe(false);
+    // The same bytes again: the release is verified and reused, nothing is written.
+    faults.fsynced.length = 0;
+    expect(snapshotRelease(dir, releases)).toMatchObject({ reused: true, path: snap.path });
+    expect(faults.fsynced).toEqual([]);
+    expect(realFs.readdirSync(releases)).toEqual([snap.digest]);
+  });
 
   it("a rename that fails otherwise is thrown, and the temporary directory removed", () => {
     const { dir, releases } = draft();

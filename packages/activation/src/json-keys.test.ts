@@ -22,6 +22,12 @@ describe("findDuplicateKey", () => {
 });
 
 describe("jsonDepth", () => {
+  it("comes back down after each closed container, of either kind", () => {
+    expect(jsonDepth("[[],[]]")).toBe(2);
+    expect(jsonDepth('{"a":{},"b":{},"c":{}}')).toBe(2);
+    expect(jsonDepth('[{"a":[]},{"b":[]},[[]]]')).toBe(3);
+  });
+
   it("counts nesting outside strings", () => {
     expect(jsonDepth("1")).toBe(0);
     expect(jsonDepth('{"a":[1,{"b":[]}]}')).toBe(4);

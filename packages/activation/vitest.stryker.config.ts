@@ -8,12 +8,15 @@ import base from "./vitest.config.ts";
 //   which never sees Stryker's active mutant; seconds per run.
 // - test/cross-language.test.ts spawns Python for each case; the in-process digest, manifest and
 //   name tests pin the same rules.
+// - KLBR_MUTATION cuts the property tests to a tenth of their cases (test/helpers/runs.ts): each
+//   covering mutant reruns them.
 // No per-test limit: on a loaded machine a slow test would otherwise count a mutant as killed;
 // Stryker's own timeout (a Timeout, not a kill) bounds a hang.
 export default mergeConfig(
   base,
   defineConfig({
     test: {
+      env: { KLBR_MUTATION: "1" },
       exclude: ["test/race.test.ts", "test/snapshot-race.test.ts", "test/cross-language.test.ts", "**/node_modules/**"],
       testTimeout: 600_000,
     },

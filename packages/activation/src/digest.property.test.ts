@@ -4,6 +4,7 @@ import fc from "fast-check";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { runs } from "../test/helpers/runs.js";
 import { removeDir, tempDir } from "../test/helpers/tree.js";
 import { digestEntries } from "./digest.js";
 import { sourceDigest } from "./scan.js";
@@ -46,7 +47,7 @@ describe("digest properties", () => {
         expect(a!.digest).toBe(digestOf(t));
         expect(a!.files.map((f) => f.name)).toEqual(names.map((x) => Buffer.from(x)).sort(Buffer.compare).map(String));
       }),
-      { numRuns: 60 },
+      { numRuns: runs(60) },
     );
   });
 
@@ -78,7 +79,7 @@ describe("digest properties", () => {
         }
         expect(digestOf(changed)).not.toBe(digestOf(t));
       }),
-      { numRuns: 300 },
+      { numRuns: runs(300) },
     );
   });
 
@@ -92,6 +93,7 @@ describe("digest properties", () => {
         fc.pre(k !== n.length);
         expect(one(joined.slice(0, k), joined.slice(k))).not.toBe(one(n, c));
       }),
+      { numRuns: runs(100) },
     );
   });
 });

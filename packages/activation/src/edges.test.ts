@@ -1,8 +1,13 @@
 // Edges the other suites left open (each found by a surviving StrykerJS mutant, `pnpm mutate activation`).
+import * as fs from "node:fs";
+import * as path from "node:path";
 import { describe, expect, it } from "vitest";
+import { removeDir, tempDir } from "../test/helpers/tree.js";
+import { openDatabase } from "./database.js";
 import { digestEntries } from "./digest.js";
 import { ActivationError, isActivationError } from "./errors.js";
 import { parseManifest } from "./manifest.js";
+import { isStaleTemp, sweepStaleTemps, tempPrefix } from "./temp-dirs.js";
 
 describe("digestEntries refuses a name given twice", () => {
   it("with SOURCE_DUPLICATE_NAME, a message quoting the name and the name as its path", () => {
@@ -45,5 +50,35 @@ describe("parseManifest names the first unknown field in code point order", () =
     expect(first({ ac: 1, ab: 1 })).toMatchObject({ code: "MANIFEST_UNKNOWN_FIELD", field: "ab" });
     expect(first({ ab: 1, a: 1 })).toMatchObject({ code: "MANIFEST_UNKNOWN_FIELD", field: "a" });
     expect(first({ a: 1, ab: 1 })).toMatchObject({ code: "MANIFEST_UNKNOWN_FIELD", field: "a" });
+  });
+});
+
+describe("sweepStaleTemps", () => {
+  it("never removes a temporary directory of this very process", () => {
+    const releases = tempDir();
+    try {
+      const mine = fs.mkdtempSync(tempPrefix(releases));
+      expect(isStaleTemp(path.basename(mine), 0)).toBe(false);
+      expect(sweepStaleTemps(releases, (dir) => fs.rmSync(dir, { recursive: true }))).toEqual([]);
+      expect(fs.existsSync(mine)).toBe(true);
+    } finally {
+      removeDir(releases);
+    }
+  });
+});
+
+describe("openDatabase", () => {
+  it("refuses a file that is not a SQLite database, with SQLite's error, and leaves it as it was", () => {
+    const dir = tempDir();
+    try {
+      const file = path.join(dir, "not.db");
+      const bytes = Buffer.alloc(4096, 0x5a);
+      fs.writeFileSync(file, bytes);
+      expect(() => openDatabase(file)).toThrow(/not a database/);
+      expect(fs.readFileSync(file).equals(bytes)).toBe(true);
+      expect(fs.readdirSync(dir)).toEqual(["not.db"]);
+    } finally {
+      removeDir(dir);
+    }
   });
 });

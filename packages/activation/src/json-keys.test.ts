@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { runs } from "../test/helpers/runs.js";
 import { findDuplicateKey, jsonDepth } from "./json-keys.js";
 
 describe("findDuplicateKey", () => {
@@ -16,11 +17,17 @@ describe("findDuplicateKey", () => {
   });
 
   it("finds nothing in anything JSON.stringify produces", () => {
-    fc.assert(fc.property(fc.jsonValue(), (value) => findDuplicateKey(JSON.stringify(value, null, 1)) === null));
+    fc.assert(fc.property(fc.jsonValue(), (value) => findDuplicateKey(JSON.stringify(value, null, 1)) === null), { numRuns: runs(100) });
   });
 });
 
 describe("jsonDepth", () => {
+  it("comes back down after each closed container, of either kind", () => {
+    expect(jsonDepth("[[],[]]")).toBe(2);
+    expect(jsonDepth('{"a":{},"b":{},"c":{}}')).toBe(2);
+    expect(jsonDepth('[{"a":[]},{"b":[]},[[]]]')).toBe(3);
+  });
+
   it("counts nesting outside strings", () => {
     expect(jsonDepth("1")).toBe(0);
     expect(jsonDepth('{"a":[1,{"b":[]}]}')).toBe(4);
@@ -30,6 +37,6 @@ describe("jsonDepth", () => {
   it("agrees with the structure of generated values", () => {
     const depthOf = (v: unknown): number =>
       v !== null && typeof v === "object" ? 1 + Math.max(0, ...Object.values(v as object).map(depthOf)) : 0;
-    fc.assert(fc.property(fc.jsonValue(), (value) => jsonDepth(JSON.stringify(value)) === depthOf(value)));
+    fc.assert(fc.property(fc.jsonValue(), (value) => jsonDepth(JSON.stringify(value)) === depthOf(value)), { numRuns: runs(100) });
   });
 });

@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { runs } from "../test/helpers/runs.js";
 import { isUtf8, showName } from "./names.js";
 
 const fatal = new TextDecoder("utf-8", { fatal: true });
@@ -15,11 +16,11 @@ function decodes(bytes: Uint8Array): boolean {
 
 describe("isUtf8 / showName", () => {
   it("agrees with a fatal TextDecoder on arbitrary bytes", () => {
-    fc.assert(fc.property(fc.uint8Array({ maxLength: 24 }), (bytes) => isUtf8(bytes) === decodes(bytes)), { numRuns: 2000 });
+    fc.assert(fc.property(fc.uint8Array({ maxLength: 24 }), (bytes) => isUtf8(bytes) === decodes(bytes)), { numRuns: runs(2000) });
   });
 
   it("shows valid UTF-8 unchanged", () => {
-    fc.assert(fc.property(fc.string({ unit: "grapheme" }), (text) => showName(Buffer.from(text)) === text));
+    fc.assert(fc.property(fc.string({ unit: "grapheme" }), (text) => showName(Buffer.from(text)) === text), { numRuns: runs(100) });
   });
 
   it("escapes exactly the bytes outside well-formed sequences, like Python's backslashreplace", () => {

@@ -14,6 +14,7 @@ export const activationState = sqliteTable(
     path: text("path"),
     activatedAtMs: integer("activated_at_ms"),
   },
+  // Stryker disable next-line all: drizzle-kit reads these when it writes a migration; at run time the tables come from drizzle/*.sql
   (t) => [check("activation_state_single_row", sql`${t.id} = 1`), check("activation_state_epoch_nonnegative", sql`${t.epoch} >= 0`)],
 );
 
@@ -32,8 +33,10 @@ export const activationHistory = sqliteTable(
     code: text("code"),
     message: text("message"),
   },
+  // Stryker disable all: drizzle-kit reads these when it writes a migration; at run time the tables come from drizzle/*.sql
   (t) => [
     index("activation_history_at_ms").on(t.atMs),
     check("activation_history_outcome", sql`${t.outcome} in ('activated', 'refused', 'conflict')`),
   ],
+  // Stryker restore all
 );

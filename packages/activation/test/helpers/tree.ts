@@ -1,5 +1,6 @@
 // Test helpers: materialize the tree vectors of fixtures/digest/ (format in fixtures/digest/README.md).
 import { execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -111,4 +112,39 @@ export function writeSource(dir: string, extra: Record<string, string> = {}): vo
     fs.mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
     fs.writeFileSync(path.join(dir, name), text);
   }
+}
+
+/**
+ * The tree a large vector describes, built once per machine into this package's
+ * node_modules/.cache and reused (read only) by every later run. The 4,097-entry vector took
+ * 8 s to write and delete, and `pnpm mutate activation` runs it once for each of the ~270 mutants
+ * of the walk. The directory is named by a digest of the vector's input and is renamed into place
+ * only once complete, so a reused tree is always the whole tree of that input.
+ */
+export function cachedTree(input: { root?: string; tree?: TreeEntry[] }): string {
+  const cache = fileURLToPath(new URL("../../node_modules/.cache/klbr-activation-trees/", import.meta.url));
+  const key = createHash("sha256").update(JSON.stringify(input)).digest("hex").slice(0, 32);
+  const dir = path.join(cache, key);
+  if (!fs.existsSync(dir)) {
+    fs.mkdirSync(cache, { recursive: true });
+    const building = fs.mkdtempSync(path.join(cache, `${key}.building-`));
+    buildTree(building, input);
+    try {
+      fs.renameSync(building, dir);
+    } catch (error) {
+      removeDir(building);
+      // Another run put the same tree there first.
+      if (!fs.existsSync(dir)) throw error;
+    }
+  }
+  return buildTreeRoot(dir, input);
+}
+
+/** Where buildTree(base, input) puts the root it returns, for a tree that is already there. */
+function buildTreeRoot(base: string, input: { root?: string }): string {
+  const kind = input.root ?? "directory";
+  if (kind === "missing") return path.join(base, "missing");
+  if (kind === "file") return path.join(base, "file");
+  if (kind === "symlink") return path.join(base, "root");
+  return path.join(base, "real");
 }

@@ -72,6 +72,7 @@ const MAX_CLIENTS = 32;
 
 function clientFor(route: Route, options: RouteCallOptions): OpenAI | Anthropic {
   const maxRetries = options.maxRetries ?? 2;
+  // Stryker disable next-line EqualityOperator: swapping the test swaps the two labels, which stay distinct
   const id = JSON.stringify([route.api === "anthropic" ? "anthropic" : "openai", route.base_url, options.key, maxRetries, options.timeoutMs ?? null]);
   let client = clients.get(id);
   if (client) return client;
@@ -140,6 +141,7 @@ function malformed(route: string, why: string): DriverError {
  * (or extends) the name accumulated so far is that name, not a suffix to append.
  */
 export function accumulateName(sofar: string, delta: string): string {
+  // Stryker disable next-line StringLiteral: every delta starts with "", and delta is "" here only when sofar is "" too, so either literal changes nothing
   if (sofar === "" || delta.startsWith(sofar)) return delta === "" ? sofar : delta;
   return sofar + delta;
 }

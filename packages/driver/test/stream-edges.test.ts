@@ -27,8 +27,8 @@ const malformed = (message: string) => expect.objectContaining({ code: "DRIVER_M
 const chunk = (delta: Record<string, unknown>, finish: string | null = null) => ({ id: "c", object: "chat.completion.chunk", created: 1, model: "m-1", choices: [{ index: 0, delta, finish_reason: finish }] });
 
 describe("chat streams refused", () => {
-  it("a chunk that is not an object", async () => {
-    await expect(call(route("chat"), data([5]))).rejects.toThrow(malformed("the chat stream sent a chunk that is not an object: 5"));
+  it.each([5, null])("a chunk that is not an object (%s)", async (value) => {
+    await expect(call(route("chat"), data([value]))).rejects.toThrow(malformed(`the chat stream sent a chunk that is not an object: ${value}`));
   });
 
   it("choices that are not an array", async () => {
@@ -44,6 +44,11 @@ describe("chat streams refused", () => {
 
   it("ends without a single choice", async () => {
     await expect(call(route("chat"), data([{ id: "c", choices: [], usage: { prompt_tokens: 1, completion_tokens: 1 } }]))).rejects.toThrow(malformed("the chat stream ended without a single choice"));
+  });
+
+  it("a tool call that never got a name", async () => {
+    const raw = data([chunk({ tool_calls: [{ index: 0, id: "call_1", function: { arguments: "{}" } }] }), chunk({}, "tool_calls")]);
+    await expect(call(route("chat"), raw)).rejects.toThrow(malformed('the chat stream sent a tool call without an id or a name: {"id":"call_1","name":"","arguments":"{}"}'));
   });
 
   it("a tool call that never got an id", async () => {
@@ -119,12 +124,13 @@ describe("responses streams refused", () => {
     await expect(call(route("responses"), data([{ type: "response.created", response: {} }]))).rejects.toThrow(malformed("the responses stream ended without response.completed"));
   });
 
-  it("an event without a type", async () => {
-    await expect(call(route("responses"), data([{ sequence_number: 1 }]))).rejects.toThrow(malformed('the responses stream sent an event without a type: {"sequence_number":1}'));
+  it.each([{ sequence_number: 1 }, null, 5])("an event without a type (%j)", async (event) => {
+    await expect(call(route("responses"), data([event]))).rejects.toThrow(malformed(`the responses stream sent an event without a type: ${JSON.stringify(event)}`));
   });
 
-  it("a function_call item without its call_id", async () => {
-    const item = { type: "function_call", name: "python", arguments: "{}" };
+  it.each(["call_id", "name", "arguments"])("a function_call item without its %s", async (field) => {
+    const item: Record<string, unknown> = { type: "function_call", call_id: "call_1", name: "python", arguments: "{}" };
+    delete item[field];
     await expect(call(route("responses"), data([{ type: "response.output_item.done", item }]))).rejects.toThrow(
       malformed(`the responses stream sent a function_call item without call_id, name or arguments: ${JSON.stringify(item)}`),
     );
@@ -145,18 +151,51 @@ describe("anthropic streams", () => {
     ["message_stop", { type: "message_stop" }],
   ];
 
-  it("reads text a content block starts with, then its deltas", async () => {
+  it("reads text a content block starts with, then its deltas (a block without text adds none)", async () => {
     const raw = named([
       start,
       ["content_block_start", { type: "content_block_start", index: 0, content_block: { type: "text", text: "Hello" } }],
       ["content_block_delta", { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: ", world" } }],
+      ["content_block_start", { type: "content_block_start", index: 1, content_block: { type: "text" } }],
       ...stop,
     ]);
     expect((await call(route("anthropic"), raw)).reply).toEqual({ text: "Hello, world", calls: [], stop: "end_turn" });
   });
 
-  it("refuses an event without a type", async () => {
-    await expect(call(route("anthropic"), named([["message_start", { message: {} }]]))).rejects.toThrow(malformed('the anthropic stream sent an event without a type: {"message":{}}'));
+  it.each([{ message: {} }, null, 5])("refuses an event without a type (%j)", async (event) => {
+    await expect(call(route("anthropic"), named([["message_start", event]]))).rejects.toThrow(malformed(`the anthropic stream sent an event without a type: ${JSON.stringify(event)}`));
+  });
+
+  it("reads only text_delta as text and input_json_delta as arguments, keeps the stop reason past a delta without one", async () => {
+    const raw = named([
+      start,
+      ["content_block_start", { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } }],
+      ["content_block_delta", { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "Hi" } }],
+      ["content_block_delta", { type: "content_block_delta", index: 0, delta: { type: "text_delta" } }],
+      ["content_block_delta", { type: "content_block_delta", index: 0, delta: { type: "future_delta", text: "x", partial_json: "y" } }],
+      ["content_block_start", { type: "content_block_start", index: 1, content_block: { type: "tool_use", id: "toolu_1", name: "python", input: {} } }],
+      ["content_block_delta", { type: "content_block_delta", index: 1, delta: { type: "input_json_delta", partial_json: '{"code":"1"}' } }],
+      ["content_block_delta", { type: "content_block_delta", index: 1, delta: { type: "input_json_delta" } }],
+      ["message_delta", { type: "message_delta", delta: { stop_reason: "tool_use" }, usage: { output_tokens: 2 } }],
+      ["message_delta", { type: "message_delta", delta: {}, usage: { output_tokens: 3 } }],
+      ["message_stop", { type: "message_stop" }],
+    ]);
+    server.push({ raw });
+    const r = route("anthropic");
+    const deltas: unknown[] = [];
+    const result = await callRoute(r, body(r), { key: null, maxRetries: 0, onDelta: (d) => deltas.push(d) });
+    expect(result.reply).toEqual({ text: "Hi", calls: [{ id: "toolu_1", name: "python", arguments: '{"code":"1"}' }], stop: "tool_use" });
+    expect(deltas).toEqual([{ kind: "text", text: "Hi" }, { kind: "call", text: '{"code":"1"}' }]);
+  });
+
+  it("refuses a stream that ends without message_stop, whatever came before", async () => {
+    const raw = named([
+      start,
+      ["content_block_start", { type: "content_block_start", index: 0, content_block: { type: "text", text: "Hi" } }],
+      ["content_block_stop", { type: "content_block_stop", index: 0 }],
+      stop[0]!,
+    ]);
+    await expect(call(route("anthropic"), raw)).rejects.toThrow(malformed("the anthropic stream ended without message_stop"));
   });
 
   it.each([0, 3])("refuses a delta for block %i, which never started", async (index) => {

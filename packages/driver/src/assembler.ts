@@ -104,7 +104,8 @@ export class RequestAssembler {
    * body only until the next `append`: send it (the client serializes it) before appending more.
    */
   body(): AssembledBody {
-    const joint = this.lastPart === null || this.before === "" ? "" : ",";
+    // `before` stays empty until a second part arrives, so no last part means no comma either.
+    const joint = this.before === "" ? "" : ",";
     const all = this.lastPart === null ? "" : `${this.before}${joint}${this.lastPart}`;
     const unmarked = `${this.prefix}${all}]}`;
     const unmarkedBytes = this.closedBytes + joint.length + this.lastBytes + 2;
@@ -135,7 +136,8 @@ export class RequestAssembler {
    */
   sharedPrefixBytes(previous: string | null, body: AssembledBody): number {
     const latest = this.given.at(-1);
-    if (previous !== null && latest !== undefined && latest.prefixText === body.prefixText) {
+    // A null `previous` matches no body given: it falls through to the byte count, which is 0.
+    if (latest !== undefined && latest.prefixText === body.prefixText) {
       for (let i = this.given.length - 1; i >= 0; i--) {
         const earlier = this.given[i]!;
         if (earlier.prefixText !== previous) continue;
@@ -147,7 +149,9 @@ export class RequestAssembler {
 
   /** The digest of the prefix and `before` followed by `tail` (the running hash is copied, not finished). */
   private digestOf(tail: string): string {
-    return this.hash.copy().update(tail, "utf8").digest("hex");
+    // Stryker disable next-line StringLiteral: "" is Node's default encoding, utf8, for a string
+    const hash = this.hash.copy().update(tail, "utf8");
+    return hash.digest("hex");
   }
 
   private remember(given: Given): void {

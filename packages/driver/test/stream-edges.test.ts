@@ -291,3 +291,67 @@ describe("the client cache", () => {
     expect([org(before), org(before + 1)]).toEqual([undefined, "org-later"]);
   });
 });
+
+describe("chat chunks without choices", () => {
+  it("reads a chunk that carries no choices (a usage-only chunk) as nothing, not as malformed", async () => {
+    const usageOnly = { id: "c", object: "chat.completion.chunk", created: 1, model: "m-1", usage: { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 } };
+    const result = await call(route("chat"), data([chunk({ content: "Hi" }, "stop"), usageOnly]));
+    expect(result.reply).toEqual({ text: "Hi", calls: [], stop: "stop" });
+  });
+});
+
+describe("anthropic usage", () => {
+  it("refuses usage that reads as another API's, even before message_start", async () => {
+    const raw = named([
+      ["message_start", { type: "response.completed", response: { usage: { input_tokens: 1, output_tokens: 2, total_tokens: 3 } } }],
+      ["message_stop", { type: "message_stop" }],
+    ]);
+    await expect(call(route("anthropic"), raw)).rejects.toThrow(
+      expect.objectContaining({ code: "DRIVER_ROUTE_FAILED", message: expect.stringContaining("chunk[0].response.usage reads as openai_responses but the stream is anthropic") }),
+    );
+  });
+});
+
+describe("anthropic content blocks", () => {
+  it("reads text only from a text block, not from a tool_use block that carries a text field", async () => {
+    const raw = named([
+      ["message_start", { type: "message_start", message: { id: "m", type: "message", role: "assistant", content: [], model: "m-1", usage: { input_tokens: 1, output_tokens: 1 } } }],
+      ["content_block_start", { type: "content_block_start", index: 0, content_block: { type: "tool_use", id: "toolu_1", name: "python", input: {}, text: "stray" } }],
+      ["content_block_delta", { type: "content_block_delta", index: 0, delta: { type: "input_json_delta", partial_json: '{"code":"1"}' } }],
+      ["content_block_stop", { type: "content_block_stop", index: 0 }],
+      ["message_delta", { type: "message_delta", delta: { stop_reason: "tool_use" }, usage: { output_tokens: 2 } }],
+      ["message_stop", { type: "message_stop" }],
+    ]);
+    expect((await call(route("anthropic"), raw)).reply).toEqual({ text: "", calls: [{ id: "toolu_1", name: "python", arguments: '{"code":"1"}' }], stop: "tool_use" });
+  });
+
+  const opened = (blocks: Array<[number, Record<string, unknown>]>) =>
+    named([
+      ["message_start", { type: "message_start", message: { id: "m", type: "message", role: "assistant", content: [], model: "m-1", usage: { input_tokens: 1, output_tokens: 1 } } }],
+      ...blocks.map(([index, content_block]): [string, unknown] => ["content_block_start", { type: "content_block_start", index, content_block }]),
+      ["message_delta", { type: "message_delta", delta: { stop_reason: "end_turn" }, usage: { output_tokens: 2 } }],
+      ["message_stop", { type: "message_stop" }],
+    ]);
+
+  it("reads blocks whose indexes skip some (no block 0)", async () => {
+    const raw = opened([[1, { type: "text", text: "Hi" }], [3, { type: "tool_use", id: "toolu_1", name: "python", input: {} }]]);
+    expect((await call(route("anthropic"), raw)).reply).toEqual({ text: "Hi", calls: [{ id: "toolu_1", name: "python", arguments: "{}" }], stop: "end_turn" });
+  });
+
+  it("refuses a tool_use block without a name", async () => {
+    await expect(call(route("anthropic"), opened([[0, { type: "tool_use", id: "toolu_1", input: {} }]]))).rejects.toThrow(malformed("the anthropic stream sent a tool_use block without an id or a name"));
+  });
+});
+
+describe("chat tool calls by index", () => {
+  it("orders calls by index whatever order they start in, and keeps indexes past 2^32 - 2 (regression: they were dropped, or walked)", async () => {
+    const indexes = [10, 2, 4294967294, 0, 2 ** 32, Number.MAX_SAFE_INTEGER];
+    const raw = data([
+      ...indexes.map((index) => chunk({ tool_calls: [{ index, id: `call_${index}`, type: "function", function: { name: "python", arguments: "" } }] })),
+      ...indexes.map((index) => chunk({ tool_calls: [{ index, function: { arguments: `{"code":"${index}"}` } }] })),
+      chunk({}, "tool_calls"),
+    ]);
+    const { reply } = await call(route("chat"), raw);
+    expect(reply.calls).toEqual([...indexes].sort((a, b) => a - b).map((index) => ({ id: `call_${index}`, name: "python", arguments: `{"code":"${index}"}` })));
+  });
+});

@@ -37,7 +37,8 @@ export function isDriverError(value: unknown): value is DriverError {
 export function describeValue(value: unknown): string {
   let text: string;
   try {
-    text = value === undefined ? "undefined" : (JSON.stringify(value) ?? String(value));
+    // JSON has no undefined, function or symbol: those (and only those) stringify to undefined.
+    text = JSON.stringify(value) ?? String(value);
   } catch {
     text = String(value);
   }

@@ -100,8 +100,8 @@ export function parseRoutes(value: unknown): RoutesFile {
     if (routes.length !== 1) fail(`routes.json must name its "default" route when it declares ${routes.length} routes (routes: ${declared}); only a one-route file may leave it out`);
     return { default: routes[0]!.name, routes };
   }
-  const def = value.default;
-  if (typeof def !== "string" || !names.has(def)) fail(`routes.json "default" must name a declared route (routes: ${declared}), got ${describeValue(def)}`);
+  const def = routes.find((r) => r.name === value.default)?.name;
+  if (def === undefined) fail(`routes.json "default" must name a declared route (routes: ${declared}), got ${describeValue(value.default)}`);
   return { default: def, routes };
 }
 

@@ -7,7 +7,7 @@ import { execFileSync } from "node:child_process";
 import * as realFs from "node:fs";
 import * as path from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { removeDir, tempDir, writeSource } from "../test/helpers/tree.js";
+import { refusal, scratchDirs, writeSource } from "../test/helpers/tree.js";
 import { isActivationError } from "./errors.js";
 import { MAX_SOURCE_BYTES } from "./limits.js";
 import { snapshotRelease } from "./release.js";
@@ -102,29 +102,14 @@ function errno(code: string): NodeJS.ErrnoException {
   return Object.assign(new Error(`${code}: injected`), { code });
 }
 
-const made: string[] = [];
-function base(): string {
-  const dir = tempDir();
-  made.push(dir);
-  return dir;
-}
+// Registered first, so it runs after the afterEach below has cleared the faults.
+const base = scratchDirs();
 afterEach(() => {
   for (const map of [faults.readdir, faults.open, faults.openInstead, faults.size, faults.copyContent, faults.beforeRename, faults.rename]) map.clear();
   faults.untyped.on = false;
   faults.fsynced.length = 0;
   faults.lstats.length = 0;
-  for (const dir of made.splice(0)) removeDir(dir);
 });
-
-function refusal(fn: () => unknown): { code: string; path: string | undefined; message: string; cause: unknown } {
-  try {
-    fn();
-  } catch (error) {
-    if (isActivationError(error)) return { code: error.code, path: error.path, message: error.message, cause: error.cause };
-    throw error;
-  }
-  throw new Error("expected a refusal");
-}
 
 function thrown(fn: () => unknown): unknown {
   try {

@@ -1,23 +1,12 @@
 import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { loadVectors, removeDir, tempDir } from "../test/helpers/tree.js";
-import { isActivationError } from "./errors.js";
+import { describe, expect, it } from "vitest";
+import { loadVectors, refusal, scratchDirs } from "../test/helpers/tree.js";
 import { decodeManifest, manifestPackage, parseManifest, readManifest } from "./manifest.js";
 
 function bytesOf(input: { json?: string; hex?: string }): Buffer {
   return input.hex !== undefined ? Buffer.from(input.hex, "hex") : Buffer.from(input.json!, "utf8");
-}
-
-function refusal(fn: () => unknown) {
-  try {
-    fn();
-  } catch (error) {
-    if (isActivationError(error)) return error;
-    throw error;
-  }
-  throw new Error("expected a refusal");
 }
 
 describe("manifest vectors (fixtures/digest/manifests.json)", () => {
@@ -36,29 +25,25 @@ describe("manifest vectors (fixtures/digest/manifests.json)", () => {
 });
 
 describe("readManifest / parseManifest", () => {
-  const dirs: string[] = [];
-  afterEach(() => dirs.splice(0).forEach(removeDir));
+  const base = scratchDirs();
 
   it("refuses a missing manifest, naming the file", () => {
-    const dir = tempDir();
-    dirs.push(dir);
+    const dir = base();
     const error = refusal(() => readManifest(dir));
     expect(error.code).toBe("MANIFEST_MISSING");
     expect(error.message).toContain(path.join(dir, "manifest.json"));
   });
 
   it("refuses a symlinked manifest", () => {
-    const dir = tempDir();
-    dirs.push(dir);
+    const dir = base();
     fs.writeFileSync(path.join(dir, "real.json"), JSON.stringify({ version: 1, hooks: { "attention.plan": "p:a", "delivery.review": "p:d" } }));
     fs.symlinkSync("real.json", path.join(dir, "manifest.json"));
     expect(refusal(() => readManifest(dir)).code).toBe("SOURCE_SYMLINK");
   });
 
   it("refuses a FIFO or a folder named manifest.json without waiting on it", () => {
-    const fifo = tempDir();
-    const folder = tempDir();
-    dirs.push(fifo, folder);
+    const fifo = base();
+    const folder = base();
     execFileSync("mkfifo", [path.join(fifo, "manifest.json")]);
     fs.mkdirSync(path.join(folder, "manifest.json"));
     for (const dir of [fifo, folder]) {
@@ -69,8 +54,7 @@ describe("readManifest / parseManifest", () => {
   });
 
   it("reads a valid manifest", () => {
-    const dir = tempDir();
-    dirs.push(dir);
+    const dir = base();
     fs.writeFileSync(path.join(dir, "manifest.json"), JSON.stringify({ version: 1, hooks: { "attention.plan": "p.m:a", "delivery.review": "p.m:d" } }));
     expect(readManifest(dir)).toEqual({ version: 1, hooks: { "attention.plan": "p.m:a", "delivery.review": "p.m:d" } });
   });

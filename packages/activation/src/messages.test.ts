@@ -2,32 +2,14 @@
 // only the codes), and UTF-8 name validation checked exhaustively around every boundary byte.
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { removeDir, tempDir, writeSource } from "../test/helpers/tree.js";
-import { ActivationError, isActivationError } from "./errors.js";
+import { describe, expect, it } from "vitest";
+import { refusal, scratchDirs, writeSource } from "../test/helpers/tree.js";
+import { type ActivationError, isActivationError } from "./errors.js";
 import { decodeManifest, parseManifest, readManifest } from "./manifest.js";
 import { isUtf8 } from "./names.js";
 import { snapshotRelease, verifyRelease } from "./release.js";
 
-const made: string[] = [];
-function base(): string {
-  const dir = tempDir();
-  made.push(dir);
-  return dir;
-}
-afterEach(() => {
-  for (const dir of made.splice(0)) removeDir(dir);
-});
-
-function refusal(fn: () => unknown): ActivationError {
-  try {
-    fn();
-  } catch (error) {
-    if (isActivationError(error)) return error;
-    throw error;
-  }
-  throw new Error("expected a refusal");
-}
+const base = scratchDirs();
 
 const HOOKS = { "attention.plan": "pol.main:attention", "delivery.review": "pol.main:delivery" };
 

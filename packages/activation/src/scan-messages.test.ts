@@ -2,29 +2,16 @@
 // and the walk's entry limit at the limit itself.
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { buildTree, cachedTree, removeDir, tempDir, type TreeEntry } from "../test/helpers/tree.js";
-import { isActivationError } from "./errors.js";
+import { describe, expect, it } from "vitest";
+import { buildTree, cachedTree, refusal, scratchDirs, type TreeEntry } from "../test/helpers/tree.js";
 import { scanSource } from "./scan.js";
 
-const made: string[] = [];
-function base(): string {
-  const dir = tempDir();
-  made.push(dir);
-  return dir;
-}
-afterEach(() => {
-  for (const dir of made.splice(0)) removeDir(dir);
-});
+const base = scratchDirs();
 
+/** The refusal of scanSource(root) as plain fields, so the cases below can compare it whole (toEqual). */
 function refusalOf(root: string): { code: string; path: string | undefined; message: string } {
-  try {
-    scanSource(root);
-  } catch (error) {
-    if (isActivationError(error)) return { code: error.code, path: error.path, message: error.message };
-    throw error;
-  }
-  throw new Error("expected a refusal");
+  const got = refusal(() => scanSource(root));
+  return { code: got.code, path: got.path, message: got.message };
 }
 
 const tree = (entries: TreeEntry[], root?: string) => buildTree(base(), { tree: entries, root });

@@ -1,32 +1,13 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { REPO, buildTree, cachedTree, expand, loadVectors, removeDir, tempDir, type TreeEntry } from "../test/helpers/tree.js";
-import { isActivationError } from "./errors.js";
+import { describe, expect, it } from "vitest";
+import { REPO, buildTree, cachedTree, expand, loadVectors, refusal, scratchDirs, type TreeEntry } from "../test/helpers/tree.js";
 import { MAX_SOURCE_BYTES } from "./limits.js";
 import { scanSource, sourceDigest } from "./scan.js";
 
 type TreeInput = { root?: string; tree?: TreeEntry[] };
 
-const dirs: string[] = [];
-function base(): string {
-  const dir = tempDir();
-  dirs.push(dir);
-  return dir;
-}
-afterEach(() => {
-  for (const dir of dirs.splice(0)) removeDir(dir);
-});
-
-function refusal(fn: () => unknown): { code: string; path: string | undefined; message: string } {
-  try {
-    fn();
-  } catch (error) {
-    if (isActivationError(error)) return { code: error.code, path: error.path, message: error.message };
-    throw error;
-  }
-  throw new Error("expected a refusal");
-}
+const base = scratchDirs();
 
 describe("admitted trees (fixtures/digest/trees.json)", () => {
   for (const c of loadVectors<TreeInput, { digest: string; files: { name: string; size: number }[] }>("digest/trees.json")) {

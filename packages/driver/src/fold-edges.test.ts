@@ -1,20 +1,12 @@
 import { describe, expect, it } from "vitest";
+import { recordsAt, routeOf } from "../test/helpers/records.js";
 import { RequestAssembler } from "./assembler.js";
 import { estimateTokens, FOLD_TARGET, planBudgetFold } from "./fold.js";
 import type { TranscriptRecord } from "./records.js";
-import { parseRoute, type Route } from "./routes.js";
 
 const T = Date.UTC(2026, 11, 2);
-const input = (seq: number, text: string): TranscriptRecord => ({ seq, kind: "input", event: { source: "operator", received_at_ms: T, payload: { text } } });
-const reply = (seq: number, call: string): TranscriptRecord => ({ seq, kind: "reply", request_id: `r${seq}`, reply: { text: "", calls: [{ id: call, name: "python", arguments: '{"code":"1"}' }], stop: null } });
+const { input, reply, cell } = recordsAt(T);
 const refusal = (seq: number, call: string): TranscriptRecord => ({ seq, kind: "refusal", request_id: "r", call_id: call, reason: `no ${"é".repeat(seq * 7)}`, at_ms: T });
-const cell = (seq: number, call: string, out: string): TranscriptRecord => ({
-  seq,
-  kind: "cell",
-  request_id: "r",
-  call_id: call,
-  result: { execution_id: `e${seq}`, status: "ok", output: [{ stream: "stdout", text: out }], truncated_bytes: 0, error: null, ended_by: null, started_at_ms: T, ended_at_ms: T + 1 },
-});
 
 // A refusal answers its call as a cell does: no cut between them. Text sizes differ so every cut has its own size.
 const records: TranscriptRecord[] = [
@@ -33,14 +25,12 @@ const block = (through: number) => "b".repeat(through % 3);
 const header = "Follow the contract.";
 
 describe.each(["chat", "responses", "anthropic"] as const)("planBudgetFold at the edges of its target (%s)", (api) => {
-  const routeOf = (context_tokens: number): Route =>
-    parseRoute({ name: "r", api, base_url: "http://127.0.0.1:1/v1", model: "m", api_key_env: null, context_tokens, options: { temperature: 0.2 } });
   // The estimate of the request actually assembled after a fold covering through `cut` with `text` as its block.
   const memo = new Map<string, number>();
   const sent = (cut: number, text: string) => {
     const known = memo.get(`${cut}:${text}`);
     if (known !== undefined) return known;
-    const assembler = new RequestAssembler(routeOf(1000), header, { frontier_id: "f", covers_through: cut, block: text, created_at_ms: T });
+    const assembler = new RequestAssembler(routeOf(1000, api), header, { frontier_id: "f", covers_through: cut, block: text, created_at_ms: T });
     assembler.append(records.filter((r) => r.seq > cut));
     const tokens = estimateTokens(Buffer.byteLength(assembler.body().text, "utf8"));
     memo.set(`${cut}:${text}`, tokens);
@@ -57,7 +47,7 @@ describe.each(["chat", "responses", "anthropic"] as const)("planBudgetFold at th
     for (const context of contexts) {
       const target = FOLD_TARGET * context;
       const asked: number[] = [];
-      const through = planBudgetFold({ route: routeOf(context), header, block: (c) => (asked.push(c), block(c)), records, createdAtMs: T });
+      const through = planBudgetFold({ route: routeOf(context, api), header, block: (c) => (asked.push(c), block(c)), records, createdAtMs: T });
       const fits = cuts.find((c) => sent(c, block(c)) < target);
       if (fits !== undefined) reached += 1;
       expect({ context, through }).toEqual({ context, through: fits ?? 7 });

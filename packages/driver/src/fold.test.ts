@@ -1,23 +1,12 @@
 import { describe, expect, it } from "vitest";
+import { recordsAt, routeOf } from "../test/helpers/records.js";
 import { composeFrontierBlock } from "./frontier.js";
 import { RequestAssembler } from "./assembler.js";
 import { estimateTokens, FOLD_TARGET, needsBudgetFold, planBudgetFold } from "./fold.js";
 import type { FrontierRef, TranscriptRecord } from "./records.js";
-import { parseRoute, type Route } from "./routes.js";
 
 const T = Date.UTC(2026, 11, 1);
-const input = (seq: number, text: string): TranscriptRecord => ({ seq, kind: "input", event: { source: "operator", received_at_ms: T, payload: { text } } });
-const reply = (seq: number, call: string): TranscriptRecord => ({ seq, kind: "reply", request_id: `r${seq}`, reply: { text: "", calls: [{ id: call, name: "python", arguments: '{"code":"1"}' }], stop: null } });
-const cell = (seq: number, call: string, out: string): TranscriptRecord => ({
-  seq,
-  kind: "cell",
-  request_id: "r",
-  call_id: call,
-  result: { execution_id: `e${seq}`, status: "ok", output: [{ stream: "stdout", text: out }], truncated_bytes: 0, error: null, ended_by: null, started_at_ms: T, ended_at_ms: T + 1 },
-});
-
-const routeOf = (context_tokens: number, api: "chat" | "responses" | "anthropic" = "chat"): Route =>
-  parseRoute({ name: "r", api, base_url: "http://127.0.0.1:1/v1", model: "m", api_key_env: null, context_tokens, options: { temperature: 0.2 } });
+const { input, reply, cell } = recordsAt(T);
 const blockOf = (text: string) => () => text;
 
 describe("budget folds (C12)", () => {

@@ -5,6 +5,8 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
+import { afterEach } from "vitest";
+import { type ActivationError, isActivationError } from "../../src/errors.js";
 
 /** The repository root. */
 export const REPO = fileURLToPath(new URL("../../../../", import.meta.url));
@@ -73,6 +75,34 @@ export function removeDir(dir: string): void {
   if (!fs.existsSync(dir)) return;
   execFileSync("chmod", ["-R", "u+w", dir]);
   fs.rmSync(dir, { recursive: true, force: true });
+}
+
+/**
+ * Scratch directories for the tests of one file (call it at top level) or one describe (call it in
+ * its body): registers an afterEach that removes every directory made since, and returns the maker.
+ * Call the maker inside tests or hooks only, never while vitest collects them.
+ */
+export function scratchDirs(): () => string {
+  const made: string[] = [];
+  afterEach(() => {
+    for (const dir of made.splice(0)) removeDir(dir);
+  });
+  return () => {
+    const dir = tempDir();
+    made.push(dir);
+    return dir;
+  };
+}
+
+/** The ActivationError `fn` throws; any other error is rethrown, and returning fails the test. */
+export function refusal(fn: () => unknown): ActivationError {
+  try {
+    fn();
+  } catch (error) {
+    if (isActivationError(error)) return error;
+    throw error;
+  }
+  throw new Error("expected a refusal");
 }
 
 /** Create the tree a vector describes under `base`; return the root to scan. */

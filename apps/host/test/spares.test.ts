@@ -78,6 +78,40 @@ describe("warm spares", () => {
     expect(lastReset(host, "third").skillsRevision).toBe(reset.skillsRevision);
   });
 
+  it("a spare is taken and bound while the skills are indexed again, not after", async () => {
+    const started = await startTestHost({ spares: 1 });
+    close = started.close;
+    const { host } = started;
+    await readySpare(host);
+    // The generation's re-index looks at the pool before it indexes: the spare is already taken.
+    const reindex = host.skills.reindex.bind(host.skills);
+    let takenBeforeIndex: number | undefined;
+    host.skills.reindex = () => {
+      takenBeforeIndex = host.workbenches.spares.taken;
+      return reindex();
+    };
+    const report = await host.execute("21 * 2", "overlap");
+    host.skills.reindex = reindex;
+    expect(resultOf(report)).toBe("42");
+    expect(takenBeforeIndex).toBe(1);
+    expect(host.workbenches.spares).toMatchObject({ taken: 1, discarded: 0 });
+    expect(lastReset(host, "overlap").pid).toBe(host.workbenches.get("overlap")!.worker!.pid);
+  });
+
+  it("a spare bound early is stopped when the re-index fails: the start fails, no worker is left", async () => {
+    const started = await startTestHost({ spares: 1 });
+    close = started.close;
+    const { host } = started;
+    const spare = await readySpare(host);
+    const reindex = host.skills.reindex.bind(host.skills);
+    host.skills.reindex = () => Promise.reject(Object.assign(new Error("the skills root cannot be read"), { code: "SKILL_ROOT_INVALID" }));
+    await expect(host.execute("1", "no-index")).rejects.toThrow("the skills root cannot be read");
+    host.skills.reindex = reindex;
+    expect(host.workbenches.spares.taken).toBe(1);
+    for (let i = 0; i < 500 && isAlive(spare); i++) await new Promise((r) => setTimeout(r, 10));
+    expect(isAlive(spare)).toBe(false);
+  });
+
   it("a take walks no runtime directory: the fingerprint is walked once at the start", async () => {
     const started = await startTestHost({ spares: 1 });
     close = started.close;

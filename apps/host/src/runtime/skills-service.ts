@@ -13,6 +13,11 @@ export class SkillsService {
     return this.last?.revision ?? null;
   }
 
+  /** The last index taken, or null before the first. */
+  get lastIndex(): SkillIndex | null {
+    return this.last;
+  }
+
   /** The live index's revision (both roots indexed now), or null when a root is unusable. */
   async liveRevision(): Promise<string | null> {
     return (await this.reindex().catch(() => null))?.revision ?? null;

@@ -124,6 +124,15 @@ export class SparePool {
     return found;
   }
 
+  /**
+   * A spare taken for the last skill index turned out stale once the roots were indexed again
+   * (Workbenches.bindEarly): counted as discarded, not as handed out.
+   */
+  takenStale(): void {
+    this.taken -= 1;
+    this.discarded += 1;
+  }
+
   /** Fill once `quiet` settles or the refill delay passed, whichever comes first (at most one wait at a time). */
   private fillWhenQuiet(quiet: Promise<unknown> | undefined): void {
     if (this.deps.count <= 0 || this.stopped || this.refill !== null) return;

@@ -17,6 +17,15 @@ import { noteRuntimeVersion } from "./version-check";
 import { Workbench } from "./workbench";
 import type { WorkerLaunch } from "./worker-launch";
 
+/** A spare bound before the skills were indexed again (see Workbenches.bindEarly). */
+interface EarlyBind {
+  /** The skill set revision the spare was made with. */
+  revision: string;
+  worker: Promise<Worker>;
+  /** Stop it once bound: it will not run this generation. */
+  abandon(reason: string): void;
+}
+
 /** What the workbenches use of the host. */
 export interface WorkbenchesDeps {
   db: HostDb;
@@ -24,7 +33,7 @@ export interface WorkbenchesDeps {
   notify: Notify["notify"];
   life: Pick<HostLife, "stopping" | "refuseWhenStopping" | "keepUnlessStopping">;
   launch: WorkerLaunch;
-  skills: Pick<SkillsService, "reindex" | "materialize" | "sources">;
+  skills: Pick<SkillsService, "reindex" | "materialize" | "sources" | "lastIndex">;
   headers: Pick<InstructionHeaders, "observeGeneration">;
   /** Where the supervisor reports each host reply as sent (the request log). */
   onHostReply(event: HostReplyEvent): void;
@@ -145,9 +154,16 @@ export class Workbenches {
   async startGeneration(bench: Workbench, reason: string): Promise<void> {
     const { db, life } = this.deps;
     const generation = this.nextGeneration(bench.sessionId);
-    const index = await this.deps.skills.reindex();
-    life.refuseWhenStopping(`workbench ${bench.sessionId}`);
-    const starting = life.keepUnlessStopping(this.startWorker(bench, generation, index), `workbench ${bench.sessionId}`);
+    const early = this.bindEarly(bench, generation);
+    let index: SkillIndex;
+    try {
+      index = await this.deps.skills.reindex();
+      life.refuseWhenStopping(`workbench ${bench.sessionId}`);
+    } catch (error) {
+      early?.abandon("spare_unused");
+      throw error;
+    }
+    const starting = life.keepUnlessStopping(this.startWorker(bench, generation, index, early), `workbench ${bench.sessionId}`);
     // The header depends on the skill set alone: observed while the worker wakes up (a spare reads
     // its identity and says hello), not after it, where it was a third of a warm spare's first cell.
     const observeFailed = this.observeHeader(bench.sessionId, index);
@@ -173,14 +189,41 @@ export class Workbenches {
     }
   }
 
-  /** The generation's worker: a current warm spare bound to it when one is ready, else a cold start. */
-  private async startWorker(bench: Workbench, generation: string, index: SkillIndex): Promise<Worker> {
-    const sessionId = bench.sessionId;
+  /**
+   * A spare current for the last skill index, bound to the generation at once, while the roots are
+   * indexed again: the index (file-system calls, about 1 ms) and the spare's wake-up overlap instead
+   * of following each other. {@link startWorker} keeps it only when the new index has the same
+   * revision; otherwise it is stopped and the generation starts on the new set (C4 holds either way).
+   */
+  private bindEarly(bench: Workbench, generation: string): EarlyBind | null {
+    const last = this.deps.skills.lastIndex;
     // The replacement spare starts once this session's first cell ended (or shortly after, see SparePool.take).
-    const spare = this.spares.take(index, bench.whenIdle());
-    if (spare) {
+    const spare = last ? this.spares.take(last, bench.whenIdle()) : null;
+    if (!last || !spare) return null;
+    const worker = spare.bind(bench.sessionId, generation);
+    worker.catch(() => undefined); // a failed bind is recorded where it is awaited (startWorker)
+    return {
+      revision: last.revision,
+      worker,
+      abandon: (reason) => void worker.then((w) => w.hardStop(reason), () => undefined),
+    };
+  }
+
+  /** The generation's worker: a current warm spare bound to it when one is ready, else a cold start. */
+  private async startWorker(bench: Workbench, generation: string, index: SkillIndex, early: EarlyBind | null): Promise<Worker> {
+    const sessionId = bench.sessionId;
+    let binding: Promise<Worker> | null = null;
+    if (early && early.revision === index.revision) binding = early.worker;
+    else if (early) {
+      // The skills changed since the spare was made: it never runs a cell of this generation.
+      early.abandon("spare_stale");
+      this.spares.takenStale();
+    } else {
+      binding = this.spares.take(index, bench.whenIdle())?.bind(sessionId, generation) ?? null;
+    }
+    if (binding) {
       try {
-        return await spare.bind(sessionId, generation);
+        return await binding;
       } catch (error) {
         // It died between the check and the bind: the cold start below is what it would have saved.
         recordIncident(this.deps.db, "spare.bind_failed", { session_id: sessionId, generation, error: (error as Error).message }, this.deps.now());

@@ -69,6 +69,14 @@ describe("decodePayload", () => {
 });
 
 describe("decodePayload messages and causes", () => {
+  it("words the length errors exactly", () => {
+    expect(codeOf(new Uint8Array(0))).toMatchObject({ code: "FRAME_EMPTY", message: "frame length 0: a payload must hold at least 1 byte" });
+    expect(codeOf(new Uint8Array(MAX_FRAME_BYTES + 1).fill(0x20))).toMatchObject({
+      code: "FRAME_TOO_LARGE",
+      message: "frame length 1048577 exceeds 1048576 bytes",
+    });
+  });
+
   it("says a BOM is a BOM", () => {
     const error = codeOf(Uint8Array.of(0xef, 0xbb, 0xbf, 0x31));
     expect(error).toMatchObject({ code: "FRAME_BOM", message: "payload starts with a byte-order mark (ef bb bf)" });

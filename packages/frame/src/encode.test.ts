@@ -121,6 +121,12 @@ describe("encodePayload refuses what JSON.stringify would drop or change", () =>
     refused(value, "FRAME_TOO_LARGE", /nodes/);
   });
 
+  it("counts nodes up to exactly 2^20 and stops the walk at the next one", () => {
+    // 2^20 nodes (the array and 2^20 - 1 zeros) pass the walk; the serialized size then decides.
+    refused(new Array<number>(MAX_FRAME_BYTES - 1).fill(0), "FRAME_TOO_LARGE", /^payload of 2097151 bytes exceeds 1048576 bytes$/);
+    refused(new Array<number>(MAX_FRAME_BYTES).fill(0), "FRAME_TOO_LARGE", /^value has more than 1048576 nodes, so it cannot fit a frame$/);
+  });
+
   it("refuses strings that cannot fit before serializing them", () => {
     refused(["x".repeat(700_000), { ["k".repeat(400_000)]: 1 }], "FRAME_TOO_LARGE", /at least 1100000 bytes/);
   });
@@ -158,6 +164,10 @@ describe("encodePayload names what it refuses", () => {
   it("an object whose root prototype is not an Object.prototype (it has its own string tag)", () => {
     const root = Object.defineProperty(Object.create(null), Symbol.toStringTag, { value: "Thing" }) as object;
     refused(Object.create(root), "FRAME_UNENCODABLE", /non-plain object/);
+  });
+
+  it("a plain object with its own string tag by its symbol key, not as non-plain (its prototype is Object.prototype)", () => {
+    refused({ [Symbol.toStringTag]: "Thing" }, "FRAME_UNENCODABLE", /^cannot encode an object with symbol keys at the top level$/);
   });
 
   it("the exact size of a string just past 1 MiB once serialized, and accepts one that fits exactly", () => {

@@ -121,6 +121,7 @@ function stringify(value: unknown): { text: string; length: number } {
     throw new FrameError("FRAME_TOO_LARGE", `payload of at least ${walk.size} bytes exceeds ${MAX_FRAME_BYTES} bytes`);
   }
   const text = JSON.stringify(value);
+  // Stryker disable next-line StringLiteral: Buffer.byteLength reads an empty encoding name as its default, utf8
   const length = Buffer.byteLength(text, "utf8");
   if (length > MAX_FRAME_BYTES) {
     throw new FrameError("FRAME_TOO_LARGE", `payload of ${length} bytes exceeds ${MAX_FRAME_BYTES} bytes`);

@@ -27,6 +27,11 @@ describe("FrameError", () => {
     expect(isFrameError("FRAME_EMPTY")).toBe(false);
   });
 
+  it("rejects a function even when it carries the brand: a FrameError is an object", () => {
+    const branded = Object.defineProperty(() => undefined, Symbol.for("@klbr/frame/FrameError"), { value: true });
+    expect(isFrameError(branded)).toBe(false);
+  });
+
   it("has exactly the codes docs/wire.md lists", () => {
     expect([...FRAME_ERROR_CODES].sort()).toEqual(
       [

@@ -102,15 +102,15 @@ export async function startRemoteWorker(opts: RemoteWorkerOptions): Promise<Remo
       command: [target.python, "-m", "klbr.worker", "--token-stdin", ...keeperLimitsArgs(opts.limits)],
       handshakeTimeoutMs: opts.handshakeTimeoutMs ?? 30_000,
       shutdownGraceMs: opts.shutdownGraceMs ?? 10_000,
-      ...(opts.interruptGraceMs !== undefined ? { interruptGraceMs: opts.interruptGraceMs } : {}),
-      ...(opts.sigintGraceMs !== undefined ? { sigintGraceMs: opts.sigintGraceMs } : {}),
-      ...(opts.onStrayHostRequest ? { onStrayHostRequest: opts.onStrayHostRequest } : {}),
+      // Unset (undefined), these are the supervisor's defaults, as an absent option is.
+      interruptGraceMs: opts.interruptGraceMs,
+      sigintGraceMs: opts.sigintGraceMs,
+      onStrayHostRequest: opts.onStrayHostRequest,
       // C16 through the same path as a local worker: --live-output rides the remote argv.
-      ...(opts.liveOutput ? { liveOutput: true } : {}),
+      liveOutput: opts.liveOutput,
       transport: {
         socketPath: remoteSocket,
-        wrap: (argv, localSocket) =>
-          sshArgv(target, remoteWorkerCommand(target, runtime, argv, remoteSocket), { forward: { remote: remoteSocket, local: localSocket }, ...(opts.ssh ? { ssh: opts.ssh } : {}) }),
+        wrap: (argv, localSocket) => sshArgv(target, remoteWorkerCommand(target, runtime, argv, remoteSocket), { forward: { remote: remoteSocket, local: localSocket }, ssh: opts.ssh }),
       },
     });
   } catch (error) {

@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { SupervisorError, startWorker, type StartWorkerOptions, type Worker, type WorkerState } from "@klbr/supervisor";
 import { isRemoteError } from "./errors.js";
 import { sshArgv } from "./ssh-argv.js";
-import { remoteWorkerCommand, startRemoteWorker, type RemoteWorkerOptions } from "./start.js";
+import { openRemoteWorker, remoteWorkerCommand, startRemoteWorker, type RemoteWorkerOptions } from "./start.js";
 import { parseTarget } from "./targets.js";
 
 vi.mock("@klbr/supervisor", async (importOriginal) => ({ ...(await importOriginal<typeof import("@klbr/supervisor")>()), startWorker: vi.fn() }));
@@ -120,6 +120,72 @@ describe("startRemoteWorker: a start the supervisor refuses", () => {
       'REMOTE_START_FAILED: target "one": the worker did not start (WORKER_SOCKET_PATH_TOO_LONG): the socket path is too long',
     );
     expect((error as Error).cause).toBe(cause);
+  });
+
+  /** What startRemoteWorker throws when the supervisor refuses with `cause`. */
+  async function refused(cause: unknown): Promise<Error> {
+    startWorkerMock.mockRejectedValueOnce(cause);
+    return startRemoteWorker({ target: target(), runtime, sessionId: "root", generation: "g-1" }).then(
+      () => new Error("resolved"),
+      (error: Error) => error,
+    );
+  }
+
+  it("whose stderr says the runtime is absent is REMOTE_RUNTIME_ABSENT naming the directory, the supervisor's error as its cause", async () => {
+    const cause = new SupervisorError("WORKER_EXITED_EARLY", "exited 97", { tails: { stdout: "", stderr: "klbr.remote: runtime absent\n" } });
+    const error = await refused(cause);
+    expect(isRemoteError(error) && `${error.code}: ${error.message}`).toBe(`REMOTE_RUNTIME_ABSENT: target "one": no runtime at /srv/klbr/klbr-${digest}`);
+    expect(error.cause).toBe(cause);
+  });
+
+  it("with another stderr is REMOTE_START_FAILED ending in the last 500 characters of it, trimmed", async () => {
+    const stderr = `${"x".repeat(100)}${"y".repeat(499)}z\n\n`;
+    const cause = new SupervisorError("WORKER_EXITED_EARLY", "exited 1", { tails: { stdout: "", stderr } });
+    const error = await refused(cause);
+    expect(isRemoteError(error) && `${error.code}: ${error.message}`).toBe(
+      `REMOTE_START_FAILED: target "one": the worker did not start (WORKER_EXITED_EARLY): exited 1 | stderr: ${"y".repeat(499)}z`,
+    );
+    expect(error.cause).toBe(cause);
+  });
+
+  it("whose stderr is ssh's own refusal is that refusal (REMOTE_AUTH_FAILED here)", async () => {
+    const error = await refused(new SupervisorError("WORKER_EXITED_EARLY", "exited 255", { tails: { stdout: "", stderr: "u@h.example: Permission denied (publickey).\n" } }));
+    expect(isRemoteError(error) && error.code).toBe("REMOTE_AUTH_FAILED");
+  });
+});
+
+describe("openRemoteWorker over the stand-in supervisor", () => {
+  // Nothing listens on loopback port 1: an install attempted there is REMOTE_CONNECT_FAILED at once.
+  const unreachable = () =>
+    parseTarget({ name: "one", ssh: { host: "127.0.0.1", user: null, port: 1, identity_file: null, known_hosts: "/nonexistent/known_hosts" }, workdir: "/srv/klbr" });
+  const bundle = { digest, files: [{ path: "klbr/x.py", data: Buffer.from("x = 1\n") }] };
+  const open = () => openRemoteWorker({ target: unreachable(), bundle, script: "raise SystemExit(9)", sessionId: "root", generation: "g-1" });
+  const refusal = (stderr: string) => new SupervisorError("WORKER_EXITED_EARLY", "exited", { tails: { stdout: "", stderr } });
+
+  it("warm: one start, no install; the runtime's directory, nothing copied, the keeper's python", async () => {
+    const worker = fakeWorker(PID_LINE);
+    startWorkerMock.mockResolvedValueOnce(worker as unknown as Worker);
+    const opened = await open();
+    expect(startWorkerMock).toHaveBeenCalledTimes(1);
+    expect(opened.runtime).toEqual({ digest, dir: `/srv/klbr/klbr-${digest}`, copied: false, python: "3.12.1" });
+    expect(opened.remote.worker).toBe(worker);
+  });
+
+  it("a refusal other than an absent runtime or a refused forward is thrown as it is, with no install", async () => {
+    startWorkerMock.mockRejectedValueOnce(refusal("u@127.0.0.1: Permission denied (publickey).\n"));
+    const error = await open().catch((e: unknown) => e);
+    expect(isRemoteError(error) && error.code).toBe("REMOTE_AUTH_FAILED");
+    expect(startWorkerMock).toHaveBeenCalledTimes(1);
+  });
+
+  it("an absent runtime, or a refused forward (no work directory yet), goes on to install", async () => {
+    for (const stderr of ["klbr.remote: runtime absent\n", "Error: remote port forwarding failed for listen path /srv/klbr/klbr-r-0.sock\n"]) {
+      startWorkerMock.mockRejectedValueOnce(refusal(stderr));
+      const error = await open().catch((e: unknown) => e);
+      // The install's own ssh connection is the one refused here.
+      expect(isRemoteError(error) && `${error.code}: ${error.message}`).toMatch(/^REMOTE_CONNECT_FAILED: target "one" \(127\.0\.0\.1:1\): ssh failed: .*refused/);
+    }
+    expect(startWorkerMock).toHaveBeenCalledTimes(2);
   });
 });
 

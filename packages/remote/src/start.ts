@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { hasLimits, isSupervisorError, rlimitsFor, startWorker, type ResourceLimits, type StartWorkerOptions, type Worker } from "@klbr/supervisor";
+import { isSupervisorError, rlimitsFor, startWorker, type ResourceLimits, type StartWorkerOptions, type Worker } from "@klbr/supervisor";
 import type { RuntimeBundle } from "./bundle.js";
 import { isRemoteError, RemoteError } from "./errors.js";
 import { ensureRuntime, type InstalledRuntime } from "./install.js";
@@ -26,7 +26,7 @@ export interface RemoteWorkerOptions
 
 /** The keeper's `--limits` argument for the host's limits (tmp is the local sandbox's: not there). */
 export function keeperLimitsArgs(limits: ResourceLimits | undefined): string[] {
-  if (!hasLimits(limits)) return [];
+  // No limits (or tmp alone) give no rlimits, so no argument.
   const rlimits = rlimitsFor({ ...limits, tmpBytes: undefined });
   return Object.keys(rlimits).length > 0 ? ["--limits", JSON.stringify({ rlimits })] : [];
 }

@@ -59,6 +59,13 @@ describe.skipIf(!sshd)("one-shot ssh commands", () => {
     expect(result.exitCode).toBe(0);
   });
 
+  it("an empty line is a line: the conversation sees it, and the lines after it in the same chunk", async () => {
+    const seen: string[] = [];
+    const result = await sshRun(target(), "printf 'first\\n\\nsecond\\nno newline'", (line) => void seen.push(line), { timeoutMs: 15_000 });
+    expect(seen).toEqual(["first", "", "second"]);
+    expect(result).toEqual({ exitCode: 0, stdout: "first\n\nsecond\nno newline", stderr: "" });
+  });
+
   it("a command that outlives the timeout is REMOTE_CONNECT_FAILED naming the time", async () => {
     expect(await refusal(sshRun(target(), "sleep 30", undefined, { timeoutMs: 1500 }))).toBe('REMOTE_CONNECT_FAILED: target "one": no answer within 1500 ms');
   });

@@ -1,9 +1,10 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { collectRuntime } from "./bundle.js";
 import { isRemoteError, RemoteError } from "./errors.js";
-import { remoteSocketPath, startRemoteWorker } from "./start.js";
+import { KEEPER_PID_PREFIX, keeperPid, remoteSocketPath, startRemoteWorker } from "./start.js";
 import { parseTarget } from "./targets.js";
 
 // Limits pinned at the edge and one past it (issue 25).
@@ -122,5 +123,13 @@ describe("startRemoteWorker, a start that fails before ssh runs", () => {
     const error = caught as RemoteError;
     expect(`${error.code}: ${error.message}`).toBe('REMOTE_START_FAILED: target "one": the worker did not start (unknown): runtime digest "not-hex" is not 64 hex digits');
     expect(error.cause).toBeInstanceOf(RangeError);
+  });
+});
+
+describe("KEEPER_PID_PREFIX", () => {
+  it("is the Python keeper's own prefix, and keeperPid reads a line that starts with it", () => {
+    const keeper = readFileSync(fileURLToPath(new URL("../../../python/klbr/worker/keeper.py", import.meta.url)), "utf8");
+    expect(keeper).toContain(`\nKEEPER_PID_PREFIX = ${JSON.stringify(KEEPER_PID_PREFIX)}\n`);
+    expect(keeperPid(`${KEEPER_PID_PREFIX}7 python=3.12.1\n`)).toEqual({ pid: 7, python: "3.12.1" });
   });
 });

@@ -48,6 +48,9 @@ describe("public API", () => {
         `cd '/srv/my work' && exec env "PYTHONPATH=$PWD/klbr-${digest}" python3 -m klbr.worker --token-stdin`,
     );
     expect(() => api.remoteWorkerCommand(target, { digest: "$(id)" }, ["x"])).toThrow(RangeError);
+    // The whole digest is 64 hex digits: hex with anything before or after it is refused too.
+    expect(() => api.remoteWorkerCommand(target, { digest: `${digest};id` }, ["x"])).toThrow(RangeError);
+    expect(() => api.remoteWorkerCommand(target, { digest: `id;${digest}` }, ["x"])).toThrow(RangeError);
     expect(api.remoteWorkerCommand(target, { digest }, ["x"], "/tmp/klbr-r-a b.sock")).toContain(".klbr-digest' || { rm -f '/tmp/klbr-r-a b.sock'; echo ");
   });
 

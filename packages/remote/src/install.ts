@@ -28,7 +28,8 @@ export function installScript(pythonDir: string): string {
  * there and renamed into place (a half copy is never taken for a runtime).
  */
 export async function ensureRuntime(target: Target, bundle: RuntimeBundle, script: string): Promise<InstalledRuntime> {
-  let copied = false;
+  /** The script's answer: absent (so copied now) or present; undefined until it gives one. */
+  let copied: boolean | undefined;
   let python = "";
   const command = shellJoin([target.python, "-c", script, target.workdir, bundle.digest]);
   const result = await sshRun(target, command, (line, stdin) => {
@@ -42,15 +43,22 @@ export async function ensureRuntime(target: Target, bundle: RuntimeBundle, scrip
       stdin.write(encodeBundle(bundle));
       return "end";
     }
-    if (line === "klbr.install present") return "end";
+    if (line === "klbr.install present") {
+      copied = false;
+      return "end";
+    }
   });
   const where = `target ${JSON.stringify(target.name)}`;
-  if (result.exitCode === 127 || (result.exitCode !== 0 && !python)) {
+  // No version line means the script did not run, whatever the status: exit 0 included (an
+  // interpreter that ignored its -c text); 127 is the shell's "not found".
+  if (result.exitCode === 127 || !python) {
     throw new RemoteError("REMOTE_PYTHON_MISSING", `${where}: cannot run ${JSON.stringify(target.python)} (exit ${result.exitCode}): ${result.stderr.trim().slice(-500)}`);
   }
   if (result.exitCode === 3) throw new RemoteError("REMOTE_PYTHON_TOO_OLD", `${where}: python ${python} is older than 3.11`);
   if (result.exitCode !== 0) {
     throw new RemoteError("REMOTE_INSTALL_FAILED", `${where}: installing the runtime failed (exit ${result.exitCode}): ${result.stderr.trim().slice(-500)}`);
   }
+  // Exit 0 is success only after an answer: without one, nothing says the runtime is there.
+  if (copied === undefined) throw new RemoteError("REMOTE_INSTALL_FAILED", `${where}: the install script exited 0 without saying whether the runtime is there`);
   return { digest: bundle.digest, dir: `${target.workdir}/klbr-${bundle.digest}`, copied, python };
 }

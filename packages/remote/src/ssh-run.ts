@@ -49,32 +49,29 @@ export async function sshRun(
     timeout: opts.timeoutMs ?? 120_000,
     killSignal: "SIGKILL",
   });
-  child.stdin?.on("error", () => undefined);
   let pending = "";
   let ended = false;
-  child.stdout?.on("data", (chunk: Buffer) => {
+  child.stdout.on("data", (chunk: Buffer) => {
     if (ended || !converse) return;
     pending += chunk.toString("utf8");
     let newline;
     while (!ended && (newline = pending.indexOf("\n")) >= 0) {
       const line = pending.slice(0, newline);
       pending = pending.slice(newline + 1);
-      if (converse(line, child.stdin!) === "end") {
+      if (converse(line, child.stdin) === "end") {
         ended = true;
-        child.stdin?.end();
+        child.stdin.end();
       }
     }
   });
-  if (!converse) child.stdin?.end();
+  if (!converse) child.stdin.end();
   const result = await child;
-  // Stryker disable next-line StringLiteral: execa hands back "" for a piped stream even when the spawn failed; the fallback is never used
-  const stderr = String(result.stderr ?? "");
+  const stderr: string = result.stderr;
   if (result.timedOut) throw new RemoteError("REMOTE_CONNECT_FAILED", `target ${JSON.stringify(target.name)}: no answer within ${opts.timeoutMs ?? 120_000} ms`);
   if (result.failed && result.exitCode === undefined) {
     throw new RemoteError("REMOTE_CONNECT_FAILED", `cannot run ssh: ${result.shortMessage ?? result.message}`);
   }
   const failure = sshFailure(target, result.exitCode, stderr);
   if (failure) throw failure;
-  // Stryker disable next-line StringLiteral: execa hands back "" for a piped stream even when the spawn failed; the fallback is never used
-  return { exitCode: result.exitCode ?? 0, stdout: String(result.stdout ?? ""), stderr };
+  return { exitCode: result.exitCode ?? 0, stdout: result.stdout, stderr };
 }

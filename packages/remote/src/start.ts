@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { hasLimits, isSupervisorError, rlimitsFor, startWorker, type ResourceLimits, type StartWorkerOptions, type Worker } from "@klbr/supervisor";
+import { isSupervisorError, rlimitsFor, startWorker, type ResourceLimits, type StartWorkerOptions, type Worker } from "@klbr/supervisor";
 import type { RuntimeBundle } from "./bundle.js";
 import { isRemoteError, RemoteError } from "./errors.js";
 import { ensureRuntime, type InstalledRuntime } from "./install.js";
@@ -26,7 +26,7 @@ export interface RemoteWorkerOptions
 
 /** The keeper's `--limits` argument for the host's limits (tmp is the local sandbox's: not there). */
 export function keeperLimitsArgs(limits: ResourceLimits | undefined): string[] {
-  if (!hasLimits(limits)) return [];
+  // No limits (or tmp alone) give no rlimits, so no argument.
   const rlimits = rlimitsFor({ ...limits, tmpBytes: undefined });
   return Object.keys(rlimits).length > 0 ? ["--limits", JSON.stringify({ rlimits })] : [];
 }
@@ -102,15 +102,15 @@ export async function startRemoteWorker(opts: RemoteWorkerOptions): Promise<Remo
       command: [target.python, "-m", "klbr.worker", "--token-stdin", ...keeperLimitsArgs(opts.limits)],
       handshakeTimeoutMs: opts.handshakeTimeoutMs ?? 30_000,
       shutdownGraceMs: opts.shutdownGraceMs ?? 10_000,
-      ...(opts.interruptGraceMs !== undefined ? { interruptGraceMs: opts.interruptGraceMs } : {}),
-      ...(opts.sigintGraceMs !== undefined ? { sigintGraceMs: opts.sigintGraceMs } : {}),
-      ...(opts.onStrayHostRequest ? { onStrayHostRequest: opts.onStrayHostRequest } : {}),
+      // Unset (undefined), these are the supervisor's defaults, as an absent option is.
+      interruptGraceMs: opts.interruptGraceMs,
+      sigintGraceMs: opts.sigintGraceMs,
+      onStrayHostRequest: opts.onStrayHostRequest,
       // C16 through the same path as a local worker: --live-output rides the remote argv.
-      ...(opts.liveOutput ? { liveOutput: true } : {}),
+      liveOutput: opts.liveOutput,
       transport: {
         socketPath: remoteSocket,
-        wrap: (argv, localSocket) =>
-          sshArgv(target, remoteWorkerCommand(target, runtime, argv, remoteSocket), { forward: { remote: remoteSocket, local: localSocket }, ...(opts.ssh ? { ssh: opts.ssh } : {}) }),
+        wrap: (argv, localSocket) => sshArgv(target, remoteWorkerCommand(target, runtime, argv, remoteSocket), { forward: { remote: remoteSocket, local: localSocket }, ssh: opts.ssh }),
       },
     });
   } catch (error) {

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { isRemoteError } from "./errors.js";
@@ -116,9 +116,18 @@ describe("parseTargets", () => {
     expect(parseTargets({ targets: [base, { ...base, name: "u" }] }).targets.map((t) => t.name)).toEqual(["t", "u"]);
   });
 
+  it("refuses a value that is no object for what it is, and counts only its own keys", () => {
+    expect(refusal(() => parseTargets(5))).toBe("REMOTE_TARGETS_INVALID: targets.json must hold an object, got 5");
+    expect(refusal(() => parseTargets("targets"))).toBe('REMOTE_TARGETS_INVALID: targets.json must hold an object, got "targets"');
+    // One own key that is not "targets", whatever the prototype carries.
+    const inherited = Object.assign(Object.create({ targets: [] }) as object, { other: [] });
+    expect(refusal(() => parseTargets(inherited))).toBe('REMOTE_TARGETS_INVALID: targets.json must be {"targets": [...]}, got keys ["other"]');
+  });
+
   it("withTarget replaces only when asked, and validates what it adds", () => {
     const file = { targets: [base as Target, { ...base, name: "u" } as Target] };
     expect(refusal(() => withTarget(file, base as Target))).toBe('REMOTE_TARGET_EXISTS: target "t" already exists');
+    expect(withTarget(file, { ...base, name: "v" } as Target).targets.map((t) => t.name)).toEqual(["t", "u", "v"]);
     const replaced = withTarget(file, { ...base, python: "python3.12" } as Target, true);
     expect(replaced.targets.map((t) => [t.name, t.python])).toEqual([["u", "python3"], ["t", "python3.12"]]);
     expect(refusal(() => withTarget(file, { ...base, name: "bad name" } as Target))).toMatch(/^REMOTE_TARGET_INVALID: /);
@@ -157,5 +166,35 @@ describe("targets.json on disk", () => {
     // The rename onto a non-empty directory fails: the temporary file is removed.
     expect(() => writeTargets(dir!, { targets: [] })).toThrow(/ENOTEMPTY|EISDIR|EEXIST/);
     expect(readdirSync(dir)).toEqual(["targets.json"]);
+  });
+
+  it("the temporary file is targets.json.<12 hex digits>.tmp beside it (named by the failed rename)", () => {
+    dir = mkdtempSync("/tmp/krt-");
+    mkdirSync(join(targetsPath(dir), "x"), { recursive: true });
+    expect(() => writeTargets(dir!, { targets: [] })).toThrow(new RegExp(`'${targetsPath(dir)}\\.[0-9a-f]{12}\\.tmp' -> '${targetsPath(dir)}'`));
+  });
+
+  it("a temporary file that cannot be created is that error, not one from the clean-up", () => {
+    dir = mkdtempSync("/tmp/krt-");
+    const missing = join(dir, "no-such-dir");
+    let caught: NodeJS.ErrnoException | undefined;
+    try {
+      writeTargets(missing, { targets: [] });
+    } catch (error) {
+      caught = error as NodeJS.ErrnoException;
+    }
+    expect([caught?.code, caught?.syscall]).toEqual(["ENOENT", "open"]);
+  });
+
+  it("a file that is not JSON says so, with the parser's reason", () => {
+    dir = mkdtempSync("/tmp/krt-");
+    writeFileSync(targetsPath(dir), "{");
+    let reason = "";
+    try {
+      JSON.parse("{");
+    } catch (error) {
+      reason = (error as Error).message;
+    }
+    expect(refusal(() => readTargets(dir!))).toBe(`REMOTE_TARGETS_INVALID: ${targetsPath(dir)} is not JSON: ${reason}`);
   });
 });

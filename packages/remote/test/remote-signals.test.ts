@@ -6,9 +6,8 @@ import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { isLive, startTestSshd } from "../../../test-support/sshd.js";
+import { afterEach, describe, expect, it } from "vitest";
+import { isLive } from "../../../test-support/sshd.js";
 import {
   collectRuntime,
   ensureRuntime,
@@ -19,24 +18,9 @@ import {
   type RemoteWorker,
   type Target,
 } from "../src/index.js";
+import { PYTHON_DIR, until, useTestSshd } from "./support.js";
 
-const PYTHON_DIR = fileURLToPath(new URL("../../../python", import.meta.url));
-const { sshd, skip } = await startTestSshd();
-if (skip) console.warn(skip);
-
-afterAll(async () => {
-  await sshd?.stop();
-});
-
-/** Poll until `check` holds (bounded generously: this box is shared and loaded). */
-async function until(check: () => boolean, timeoutMs = 15_000): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (check()) return true;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  return check();
-}
+const sshd = await useTestSshd();
 
 let seq = 0;
 

@@ -1,9 +1,8 @@
 import { existsSync, mkdirSync, readdirSync, rmSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
-import { isLive, startTestSshd } from "../../../test-support/sshd.js";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { isLive } from "../../../test-support/sshd.js";
 import {
   collectRuntime,
   ensureRuntime,
@@ -17,24 +16,9 @@ import {
   type RuntimeBundle,
   type Target,
 } from "../src/index.js";
+import { PYTHON_DIR, until, useTestSshd } from "./support.js";
 
-const PYTHON_DIR = fileURLToPath(new URL("../../../python", import.meta.url));
-const { sshd, skip } = await startTestSshd();
-if (skip) console.warn(skip);
-
-afterAll(async () => {
-  await sshd?.stop();
-});
-
-/** Poll until `check` holds (bounded generously: this box is shared and loaded). */
-async function until(check: () => boolean, timeoutMs = 15_000): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (check()) return true;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  return check();
-}
+const sshd = await useTestSshd();
 
 async function codeOf(promise: Promise<unknown>): Promise<string> {
   try {

@@ -4,28 +4,11 @@
 // each answer the host must read can be produced on purpose.
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
-import { fileURLToPath } from "node:url";
-import { startTestSshd } from "../../../test-support/sshd.js";
+import { describe, expect, it, vi } from "vitest";
 import { encodeBundle, ensureRuntime, isRemoteError, openRemoteWorker, parseTarget, probeTarget, sshRun, startRemoteWorker, type Target } from "../src/index.js";
+import { PYTHON_DIR, until, useTestSshd } from "./support.js";
 
-const { sshd, skip } = await startTestSshd();
-if (skip) console.warn(skip);
-afterAll(async () => {
-  await sshd?.stop();
-});
-
-const PYTHON_DIR = fileURLToPath(new URL("../../../python", import.meta.url));
-
-/** Poll until `check` holds (bounded generously: this box is shared and loaded). */
-async function until(check: () => boolean, timeoutMs = 15_000): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (check()) return true;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  return check();
-}
+const sshd = await useTestSshd();
 
 async function refusal(promise: Promise<unknown>): Promise<string> {
   try {
@@ -76,6 +59,13 @@ describe.skipIf(!sshd)("one-shot ssh commands", () => {
     expect(result.exitCode).toBe(0);
   });
 
+  it("an empty line is a line: the conversation sees it, and the lines after it in the same chunk", async () => {
+    const seen: string[] = [];
+    const result = await sshRun(target(), "printf 'first\\n\\nsecond\\nno newline'", (line) => void seen.push(line), { timeoutMs: 15_000 });
+    expect(seen).toEqual(["first", "", "second"]);
+    expect(result).toEqual({ exitCode: 0, stdout: "first\n\nsecond\nno newline", stderr: "" });
+  });
+
   it("a command that outlives the timeout is REMOTE_CONNECT_FAILED naming the time", async () => {
     expect(await refusal(sshRun(target(), "sleep 30", undefined, { timeoutMs: 1500 }))).toBe('REMOTE_CONNECT_FAILED: target "one": no answer within 1500 ms');
   });
@@ -124,6 +114,19 @@ describe.skipIf(!sshd)("one-shot ssh commands", () => {
     const elapsed = performance.now() - started;
     expect(probe.round_trip_ms).toBeGreaterThan(0);
     expect(probe.round_trip_ms).toBeLessThanOrEqual(elapsed + 0.1);
+  });
+
+  it("probeTarget: the round trip is performance.now() around the ssh command, rounded to tenths of a ms", async () => {
+    // Only the clock is fake (ssh runs for real): at 1000 ms when the probe starts, it moves 234.56 ms while the probe is out.
+    vi.useFakeTimers({ toFake: ["performance"] });
+    try {
+      vi.advanceTimersByTime(1000);
+      const probe = probeTarget(target({ python: script("py-clock", "echo 3.12.1") }));
+      vi.advanceTimersByTime(234.56);
+      expect((await probe).round_trip_ms).toBe(234.6);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("probeTarget: a failure's message keeps the last 500 characters of stderr", async () => {
@@ -194,6 +197,14 @@ describe.skipIf(!sshd)("one-shot ssh commands", () => {
       expect(readFileSync(got, "utf8")).toBe(encodeBundle(bundle));
     });
 
+    it("absent, then an exit before the bundle is read: REMOTE_INSTALL_FAILED, and the unread bundle is no error of its own", async () => {
+      // 4 MiB cannot fit the pipes between here and the remote script, which never reads it: the
+      // write outlives ssh (a broken pipe, which execa ignores on stdin) and must not escape.
+      const big = { digest: bundle.digest, files: [{ path: "klbr/big.py", data: Buffer.alloc(4 << 20, 0x61) }] };
+      const script = py(`import sys\nprint("klbr.install python=3.12.1", flush=True)\nprint("klbr.install absent", flush=True)\nsys.stderr.write("klbr.install: INSTALL_IO: refused\\n")\nsys.exit(2)`);
+      expect(await refusal(ensureRuntime(target(), big, script))).toBe('REMOTE_INSTALL_FAILED: target "one": installing the runtime failed (exit 2): klbr.install: INSTALL_IO: refused');
+    });
+
     it("a failure's message keeps the last 500 characters of stderr", async () => {
       const stderr = `sys.stderr.write("x" * 100 + "y" * 500 + "\\n")`;
       const missing = await refusal(ensureRuntime(target(), bundle, py(`import sys\n${stderr}\nsys.exit(2)`)));
@@ -212,6 +223,20 @@ describe.skipIf(!sshd)("one-shot ssh commands", () => {
       expect(
         await refusal(ensureRuntime(target(), bundle, py(`import sys\nprint("klbr.install python=3.11.9")\nsys.stderr.write("klbr.install: INSTALL_IO: disk full\\n")\nsys.exit(2)`))),
       ).toBe('REMOTE_INSTALL_FAILED: target "one": installing the runtime failed (exit 2): klbr.install: INSTALL_IO: disk full');
+    });
+
+    it("exit 0 without a version line is REMOTE_PYTHON_MISSING, not a runtime taken as installed", async () => {
+      // An interpreter that ran nothing it was given (here: the script never prints), then exited 0.
+      const t = target();
+      expect(await refusal(ensureRuntime(t, bundle, py(`import sys\nsys.stderr.write("ignored -c\\n")`)))).toBe(
+        `REMOTE_PYTHON_MISSING: target "one": cannot run ${JSON.stringify(t.python)} (exit 0): ignored -c`,
+      );
+    });
+
+    it("exit 0 after the version line but neither present nor absent is REMOTE_INSTALL_FAILED", async () => {
+      expect(await refusal(ensureRuntime(target(), bundle, py(`print("klbr.install python=3.12.1")\nprint("klbr.install maybe")`)))).toBe(
+        'REMOTE_INSTALL_FAILED: target "one": the install script exited 0 without saying whether the runtime is there',
+      );
     });
 
     it("a failure before any version line, or exit 127, is REMOTE_PYTHON_MISSING", async () => {

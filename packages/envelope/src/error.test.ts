@@ -32,6 +32,34 @@ describe("EnvelopeError", () => {
     expect(isEnvelopeError(foreign)).toBe(true);
   });
 
+  it("is false, without throwing, for null, undefined, primitives and a branded function", () => {
+    for (const value of [null, undefined, 0, "ENVELOPE_NOT_OBJECT", true]) expect(isEnvelopeError(value)).toBe(false);
+    // Only an object carries the brand: a function with the symbol set is no error.
+    const branded = Object.defineProperty(() => 1, Symbol.for("@klbr/envelope.EnvelopeError"), { value: true });
+    expect(isEnvelopeError(branded)).toBe(false);
+  });
+
+  it("renders a value JSON cannot (a cycle, a BigInt) by its tag", () => {
+    const cycle: Record<string, unknown> = {};
+    cycle.self = cycle;
+    expect(new EnvelopeError("ENVELOPE_INVALID_FIELD", "x", cycle, "a value").message).toBe(
+      "ENVELOPE_INVALID_FIELD at x: expected a value, got [object Object]",
+    );
+    expect(new EnvelopeError("ENVELOPE_INVALID_FIELD", "x", 10n, "a value").message).toBe(
+      "ENVELOPE_INVALID_FIELD at x: expected a value, got [object BigInt]",
+    );
+  });
+
+  it("keeps a preview of exactly 80 characters whole and cuts one of 81", () => {
+    const exact = "x".repeat(78); // JSON adds the two quotes: 80 characters
+    expect(new EnvelopeError("ENVELOPE_INVALID_FIELD", "x", exact, "a value").message).toBe(
+      `ENVELOPE_INVALID_FIELD at x: expected a value, got "${exact}"`,
+    );
+    expect(new EnvelopeError("ENVELOPE_INVALID_FIELD", "x", exact + "y", "a value").message).toBe(
+      `ENVELOPE_INVALID_FIELD at x: expected a value, got "${exact}y... (81 chars)`,
+    );
+  });
+
   it("lists twelve distinct ENVELOPE_ codes", () => {
     expect(new Set(ENVELOPE_ERROR_CODES).size).toBe(16);
     for (const code of ENVELOPE_ERROR_CODES) expect(code).toMatch(/^ENVELOPE_[A-Z_]+$/);

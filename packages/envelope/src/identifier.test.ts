@@ -35,6 +35,9 @@ describe("isDigest", () => {
     expect(isDigest("0".repeat(65))).toBe(false);
     expect(isDigest(`${"0".repeat(63)}g`)).toBe(false);
     expect(isDigest(null)).toBe(false);
+    // A non-string whose String() is a digest (RegExp.test would coerce it) is still no digest.
+    expect(isDigest(["0".repeat(64)])).toBe(false);
+    expect(isDigest({ toString: () => "0".repeat(64) })).toBe(false);
   });
 });
 
@@ -42,5 +45,10 @@ describe("isErrorCode", () => {
   it("accepts snake_case starting with a letter", () => {
     for (const good of ["not_found", "a", "limit_exceeded2", "x_"]) expect(isErrorCode(good)).toBe(true);
     for (const bad of ["", "NotFound", "not-found", "_x", "1x", "a b", 3]) expect(isErrorCode(bad)).toBe(false);
+  });
+
+  it("refuses a non-string whose String() is a code", () => {
+    expect(isErrorCode(["not_found"])).toBe(false);
+    expect(isErrorCode({ toString: () => "not_found" })).toBe(false);
   });
 });

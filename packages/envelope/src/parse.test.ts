@@ -60,6 +60,16 @@ describe("safeParseEnvelope", () => {
     expect(failed.ok).toBe(false);
     if (!failed.ok) expect(failed.error.code).toBe("ENVELOPE_BAD_VERSION");
   });
+
+  it("throws what is not an EnvelopeError (a getter that throws) instead of returning it", () => {
+    const message = Object.defineProperty({}, "kind", {
+      enumerable: true,
+      get() {
+        throw new Error("boom");
+      },
+    });
+    expect(() => safeParseEnvelope({ ...shutdown, message })).toThrow("boom");
+  });
 });
 
 describe("makeEnvelope", () => {
@@ -119,6 +129,7 @@ describe("hook I/O", () => {
   it("throws RangeError for a slot that does not exist (a programming error, not wire data)", () => {
     expect(() => parseHookInput("nope" as "attention.plan", {})).toThrow(RangeError);
     expect(() => parseHookResult("nope" as "attention.plan", {})).toThrow(RangeError);
+    expect(() => parseHookInput("nope" as "attention.plan", {})).toThrow('unknown hook slot "nope"');
   });
 });
 
@@ -129,10 +140,19 @@ describe("parseHello", () => {
     expect(parseHello(hello, "workbench")).toEqual(hello);
     expect(codeOf(() => parseHello(hello, "hooks"))).toBe("ENVELOPE_ROLE_MISMATCH");
     expect(codeOf(() => parseHello({ ...hello, revision: "0".repeat(64) }, "hooks"))).toBe("ENVELOPE_ROLE_MISMATCH");
+    // A role rule is checked on the whole hello but names the field, with the field's value.
+    let error: unknown;
+    try {
+      parseHello({ ...hello, revision: "0".repeat(64) });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toMatchObject({ code: "ENVELOPE_ROLE_MISMATCH", path: "revision", value: "0".repeat(64) });
   });
 
   it("throws RangeError for a role that does not exist", () => {
     expect(() => parseHello(hello, "admin" as "hooks")).toThrow(RangeError);
+    expect(() => parseHello(hello, "admin" as "hooks")).toThrow('unknown worker role "admin"');
   });
 });
 

@@ -43,5 +43,6 @@ describe("fixtures/replies/maintenance-orientation.json", () => {
 
   it("a method without a pinned shape is a RangeError, not a pass", () => {
     expect(() => parseReplyValue("local.send" as ReplyMethod, {})).toThrow(RangeError);
+    expect(() => parseReplyValue("local.send" as ReplyMethod, {})).toThrow('no reply shape is pinned for "local.send"');
   });
 });

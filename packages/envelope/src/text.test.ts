@@ -17,6 +17,31 @@ describe("utf8Length", () => {
     expect(utf8Length("a\ud83d")).toBe(4);
   });
 
+  it("counts each UTF-16 unit at the edges of the 1-, 2- and 3-byte ranges and of the surrogates", () => {
+    const cases: [string, number][] = [
+      ["\u007f", 1],
+      ["\u0080", 2],
+      ["\u07ff", 2],
+      ["\u0800", 3],
+      ["\ud7ff", 3],
+      ["\ud7ff\udc00", 6], // below the high surrogates: no pair
+      ["\ud800\udc00", 4],
+      ["\udbff\udfff", 4],
+      ["\udc00\udc00", 6], // a low surrogate first: no pair
+      ["\ud800\udbff", 6], // a high one after a high one: no pair
+      ["\ud800\ue000", 6], // past the low surrogates: no pair
+      ["\ud800\ud800\udc00", 7], // a lone high, then a pair
+      ["\ue000", 3],
+      ["\uffff", 3],
+      ["a\ud800", 4], // a high surrogate at the end
+    ];
+    const encoder = new TextEncoder();
+    for (const [text, bytes] of cases) {
+      expect(encoder.encode(text).length, JSON.stringify(text)).toBe(bytes);
+      expect(utf8Length(text), JSON.stringify(text)).toBe(bytes);
+    }
+  });
+
   it("agrees with Buffer.byteLength for any string", () => {
     fc.assert(
       fc.property(fc.string({ unit: "grapheme", maxLength: 64 }), (text) => {

@@ -4,8 +4,6 @@
  * mutant reruns these suites on a shared 2-core box. The example tests and shared vectors pin the
  * same edges deterministically at full strength.
  */
-// @ts-nocheck
-
 export function runs(n: number): number {
   return process.env.KLBR_MUTATION ? Math.ceil(n / 10) : n;
 }

@@ -2,6 +2,7 @@
 // check for a plain object first), so only a direct call reaches these branches.
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
+import { envelopeErrorOf } from "../test/thrown.js";
 import { EnvelopeError } from "./error.js";
 import { toEnvelopeError } from "./issues.js";
 import { parseEnvelope } from "./parse.js";
@@ -59,7 +60,7 @@ describe("toEnvelopeError", () => {
     const unknown = toEnvelopeError(firstIssue(v.strictObject({ a: v.string() }), { a: "x", extra: 2 }), ["message"]);
     expect(unknown.message).toBe("ENVELOPE_UNKNOWN_FIELD at message.extra: expected no such field, got 2");
     expect(() => parseEnvelope({ ...base })).toThrow("ENVELOPE_MISSING_FIELD at message: expected a value, got nothing");
-    const root = catchError(() => parseEnvelope(5));
+    const root = envelopeErrorOf(() => parseEnvelope(5));
     expect([root.code, root.path, root.value]).toEqual(["ENVELOPE_NOT_OBJECT", "", 5]);
   });
 });
@@ -91,12 +92,3 @@ describe("toEnvelopeError messages and values", () => {
   });
 });
 
-function catchError(fn: () => unknown): EnvelopeError {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof EnvelopeError) return error;
-    throw error;
-  }
-  throw new Error("expected an EnvelopeError");
-}

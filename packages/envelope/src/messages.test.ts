@@ -1,18 +1,9 @@
 // The message of each rule's error: "CODE at path: expected <what the rule wants>, got <value>".
 // The shared vectors pin codes and paths; these pin what each rule says it expected.
 import { describe, expect, it } from "vitest";
-import { EnvelopeError } from "./error.js";
+import { envelopeErrorOf } from "../test/thrown.js";
 import { parseEnvelope, parseHello, parseHookInput, parseHookResult, parseHostRequest } from "./parse.js";
 
-function messageOf(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof EnvelopeError) return error.message;
-    throw error;
-  }
-  throw new Error("expected an EnvelopeError");
-}
 
 const base = { version: 1, session_id: "root", generation: "g-1" };
 const hello = { kind: "hello", token: "t", role: "workbench", revision: null, slots: [], skills: null };
@@ -55,7 +46,7 @@ const CASES: [string, () => unknown, string][] = [
 
 describe("rule messages", () => {
   it.each(CASES)("%s", (_description, fn, expected) => {
-    const message = messageOf(fn);
+    const message = envelopeErrorOf(fn).message;
     // A long value is cut in the message: those cases pin everything before it.
     if (expected.endsWith(", got")) expect(message.startsWith(`${expected} `), message).toBe(true);
     else expect(message).toBe(expected);

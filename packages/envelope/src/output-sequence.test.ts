@@ -1,18 +1,9 @@
 // OutputSequence beyond the shared vectors (fixtures/output/sequences.json): which messages start
 // and end an operation, and the messages its errors carry.
 import { describe, expect, it } from "vitest";
-import { EnvelopeError } from "./error.js";
+import { envelopeErrorOf } from "../test/thrown.js";
 import { OutputSequence } from "./output-sequence.js";
 
-function failure(fn: () => unknown): EnvelopeError {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof EnvelopeError) return error;
-    throw error;
-  }
-  throw new Error("expected an EnvelopeError");
-}
 
 describe("OutputSequence", () => {
   it("starts an operation only on an execute with an id", () => {
@@ -22,9 +13,9 @@ describe("OutputSequence", () => {
     sequence.sent({ kind: "execute" });
     expect(sequence.nextSeq("c-1")).toBeUndefined();
     expect(sequence.nextSeq("c-2")).toBeUndefined();
-    expect(failure(() => sequence.received({ kind: "output", id: "c-1", seq: 0 })).code).toBe("ENVELOPE_OUTPUT_UNKNOWN_OPERATION");
+    expect(envelopeErrorOf(() => sequence.received({ kind: "output", id: "c-1", seq: 0 })).code).toBe("ENVELOPE_OUTPUT_UNKNOWN_OPERATION");
     // An output without an id never matches the execute without one.
-    expect(failure(() => sequence.received({ kind: "output", seq: 0 })).code).toBe("ENVELOPE_OUTPUT_UNKNOWN_OPERATION");
+    expect(envelopeErrorOf(() => sequence.received({ kind: "output", seq: 0 })).code).toBe("ENVELOPE_OUTPUT_UNKNOWN_OPERATION");
   });
 
   it("ends an operation only on its completed: another message with the same id changes nothing", () => {
@@ -42,25 +33,25 @@ describe("OutputSequence", () => {
   it("does not remember a completed for an operation that was not running", () => {
     const sequence = new OutputSequence({ negotiated: true });
     sequence.received({ kind: "completed", id: "c-9" });
-    expect(failure(() => sequence.received({ kind: "output", id: "c-9", seq: 0 })).code).toBe("ENVELOPE_OUTPUT_UNKNOWN_OPERATION");
+    expect(envelopeErrorOf(() => sequence.received({ kind: "output", id: "c-9", seq: 0 })).code).toBe("ENVELOPE_OUTPUT_UNKNOWN_OPERATION");
   });
 
   it("says what was expected in each error", () => {
     const off = new OutputSequence({ negotiated: false });
-    expect(failure(() => off.received({ kind: "output", id: "c-1", seq: 0 })).message).toBe(
+    expect(envelopeErrorOf(() => off.received({ kind: "output", id: "c-1", seq: 0 })).message).toBe(
       'ENVELOPE_OUTPUT_NOT_NEGOTIATED at kind: expected no output: the worker was not started with --live-output, got "output"',
     );
     const on = new OutputSequence({ negotiated: true });
-    expect(failure(() => on.received({ kind: "output", id: "c-1", seq: 0 })).message).toBe(
+    expect(envelopeErrorOf(() => on.received({ kind: "output", id: "c-1", seq: 0 })).message).toBe(
       'ENVELOPE_OUTPUT_UNKNOWN_OPERATION at id: expected the id of a running execute, got "c-1"',
     );
     on.sent({ kind: "execute", id: "c-1" });
     on.received({ kind: "output", id: "c-1", seq: 0 });
-    expect(failure(() => on.received({ kind: "output", id: "c-1", seq: 3 })).message).toBe(
+    expect(envelopeErrorOf(() => on.received({ kind: "output", id: "c-1", seq: 3 })).message).toBe(
       "ENVELOPE_OUTPUT_SEQUENCE at seq: expected seq 1, got 3",
     );
     on.received({ kind: "completed", id: "c-1" });
-    expect(failure(() => on.received({ kind: "output", id: "c-1", seq: 1 })).message).toBe(
+    expect(envelopeErrorOf(() => on.received({ kind: "output", id: "c-1", seq: 1 })).message).toBe(
       'ENVELOPE_OUTPUT_AFTER_COMPLETED at id: expected the id of a running execute (this one completed), got "c-1"',
     );
   });

@@ -125,10 +125,11 @@ export class SparePool {
   }
 
   /**
-   * A spare taken for the last skill index turned out stale once the roots were indexed again
-   * (Workbenches.bindEarly): counted as discarded, not as handed out.
+   * A spare taken for the last skill index that will not run its generation after all (the roots,
+   * indexed again, have another revision, or could not be indexed; Workbenches.bindEarly): counted
+   * as discarded, not as handed out.
    */
-  takenStale(): void {
+  takenUnused(): void {
     this.taken -= 1;
     this.discarded += 1;
   }

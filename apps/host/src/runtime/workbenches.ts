@@ -22,7 +22,7 @@ interface EarlyBind {
   /** The skill set revision the spare was made with. */
   revision: string;
   worker: Promise<Worker>;
-  /** Stop it once bound: it will not run this generation. */
+  /** Stop it once bound, counted as discarded, not taken: it will not run this generation. */
   abandon(reason: string): void;
 }
 
@@ -205,7 +205,10 @@ export class Workbenches {
     return {
       revision: last.revision,
       worker,
-      abandon: (reason) => void worker.then((w) => w.hardStop(reason), () => undefined),
+      abandon: (reason) => {
+        this.spares.takenUnused();
+        void worker.then((w) => w.hardStop(reason), () => undefined);
+      },
     };
   }
 
@@ -217,7 +220,6 @@ export class Workbenches {
     else if (early) {
       // The skills changed since the spare was made: it never runs a cell of this generation.
       early.abandon("spare_stale");
-      this.spares.takenStale();
     } else {
       binding = this.spares.take(index, bench.whenIdle())?.bind(sessionId, generation) ?? null;
     }

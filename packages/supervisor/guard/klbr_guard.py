@@ -15,8 +15,11 @@ The guard stays the command's parent for the command's whole life:
   code, or death by the same signal.
 * The command itself gets ``PR_SET_PDEATHSIG`` (SIGKILL) before it is executed, so it dies even
   if the guard does.
-* ``--status-fd N`` gets one line, then is closed: ``pid <child pid>`` once the command was
-  executed, or ``error <errno> <message>`` when it could not be (the guard then exits 127).
+* ``--status-fd N`` gets ``pid <child pid>`` once the command was executed, or ``error <errno>
+  <message>`` when it could not be (the guard then exits 127, and closes it). After a ``pid``
+  line it stays open until the guard exits; a second line, ``clean``, says the guard's sweep ended
+  with nothing left below it (every process killed and reaped). The guard is the subreaper of the
+  whole tree, so nothing of the tree can have left it: the host needs no search of its own.
 * ``--env-fd N``: the command's environment, NUL-separated ``NAME=VALUE`` entries read from fd N
   up to its end. The guard's own environment (and, with ``--bwrap-env``, bubblewrap's) stays the
   host's minimal one: variables meant for the command (``LD_PRELOAD``...) never reach a program
@@ -88,8 +91,54 @@ def _children_map():
     return children
 
 
+def _children_of(pid):
+    """The children of ``pid`` from its threads' ``children`` files; None where the kernel has none.
+
+    Reads only the tree below the guard: a scan of every /proc entry costs each exit as much as
+    the machine has processes (thousands, on a host with hundreds of workbenches).
+    """
+    try:
+        tasks = os.listdir("/proc/%d/task" % pid)
+    except OSError:
+        return []  # gone meanwhile
+    found = []
+    for tid in tasks:
+        try:
+            with open("/proc/%d/task/%s/children" % (pid, tid), "rb") as handle:
+                found.extend(int(child) for child in handle.read().split())
+        except FileNotFoundError:
+            if not os.path.exists("/proc/%d/task/%s" % (pid, tid)):
+                continue  # the thread exited
+            return None  # no children files (CONFIG_PROC_CHILDREN off)
+        except (OSError, ValueError):
+            continue
+    return found
+
+
+def _state(pid):
+    try:
+        with open("/proc/%d/stat" % pid, "rb") as handle:
+            data = handle.read()
+        return data[data.rfind(b")") + 2 :].split(None, 1)[0]
+    except (OSError, IndexError):
+        return b"X"
+
+
 def _below(root):
-    """Live (non-zombie) descendants of ``root``."""
+    """Live (non-zombie) descendants of ``root``: a walk down the children files, else a /proc scan."""
+    found, todo = [], [root]
+    while todo:
+        children = _children_of(todo.pop())
+        if children is None:
+            return _below_by_scan(root)
+        for pid in children:
+            todo.append(pid)
+            if _state(pid) not in (b"Z", b"X"):
+                found.append(pid)
+    return found
+
+
+def _below_by_scan(root):
     children = _children_map()
     found, todo = [], [root]
     while todo:
@@ -122,7 +171,7 @@ def _reap(child=None):
 
 
 def _kill_below(limit=5.0):
-    """Freeze then kill every process below the guard until none is left (or ``limit`` seconds)."""
+    """Freeze then kill every process below the guard until none is left (True), or ``limit`` seconds pass (False)."""
     me = os.getpid()
     deadline = time.monotonic() + limit
     while time.monotonic() < deadline:
@@ -139,8 +188,9 @@ def _kill_below(limit=5.0):
             _signal(pid, signal.SIGKILL)
         left, _ = _reap()
         if not left and not seen:
-            return
+            return True
         time.sleep(0.005)
+    return False
 
 
 def _mirror(status):
@@ -157,13 +207,15 @@ def _mirror(status):
     return os.WEXITSTATUS(status) if os.WIFEXITED(status) else 1
 
 
-def _write_status(fd, line):
+def _write_status(fd, line, close=True):
     if fd is None:
         return
     try:
         os.write(fd, line.encode("utf-8", "replace"))
     except OSError:
         pass
+    if not close:
+        return
     try:
         os.close(fd)
     except OSError:
@@ -361,9 +413,10 @@ def main(argv):
         _write_status(status_fd, "error %s\n" % failure.decode("utf-8", "replace"))
         _kill_below()
         return 127
-    _write_status(status_fd, "pid %d\n" % child)
+    _write_status(status_fd, "pid %d\n" % child, close=False)
     status = _wait(child)
-    _kill_below()
+    if _kill_below():
+        _write_status(status_fd, "clean\n")
     if status is None:
         return 128 + signal.SIGKILL
     return _mirror(status)

@@ -44,6 +44,7 @@ describe("public surface", () => {
       "sweepPrivateDirs",
       "treeTag",
       "watchCpu",
+      "watchGuard",
       "withGuardLimits",
     ]);
   });

@@ -46,8 +46,8 @@ export type { CellResult, HelloMessage, HookInput, HookSlot, HostRequest, HookVa
 export { killTree, descendants, recordRoot } from "./tree.js";
 export type { KnownProcs } from "./tree.js";
 export { treeTag, killTagged } from "./tagged.js";
-export { guardArgv, readGuardStatus, GUARD_SCRIPT, GUARD_STATUS_FD } from "./guard.js";
-export type { GuardStatus } from "./guard.js";
+export { guardArgv, readGuardStatus, watchGuard, GUARD_SCRIPT, GUARD_STATUS_FD } from "./guard.js";
+export type { GuardReport, GuardStatus } from "./guard.js";
 export { guardLaunch, launcherEnv, sendCommandEnv, GUARD_ENV_FD } from "./guard-launch.js";
 export type { EnvHandoff, GuardLaunch } from "./guard-launch.js";
 export type { TreeTag } from "./tagged.js";

@@ -3,7 +3,7 @@ import { execa } from "execa";
 import type { WorkerCommand } from "./command.js";
 import { drainInto } from "./drain.js";
 import { trackWorker } from "./exit-hook.js";
-import { readGuardStatus } from "./guard.js";
+import { watchGuard } from "./guard.js";
 import { guardLaunch, sendCommandEnv, type EnvHandoff } from "./guard-launch.js";
 import { pin, type PinnedProc } from "./sandbox.js";
 import type { ByteTail } from "./tail.js";
@@ -22,6 +22,8 @@ export interface SpawnedWorker {
   stdioClosed: Promise<void>;
   /** The process's `exit` event was seen. */
   exitSeen: Promise<void>;
+  /** Once the guard's status pipe ends: whether the guard's final sweep left nothing (see {@link watchGuard}). */
+  guardClean: Promise<boolean>;
 }
 
 /** Nothing was spawned: `failed` says why once execa has. */
@@ -101,7 +103,8 @@ export function spawnGuarded(spec: SpawnSpec): SpawnedWorker | SpawnFailure {
   // time, and no tree kill after the reap can hit a process that reused the pid.
   recordRoot(pid, spec.known);
   trackWorker(pid, spec.dir, spec.known, spec.tag);
-  void readGuardStatus(subprocess.stdio[3] as Readable).then((status) => {
+  const report = watchGuard(subprocess.stdio[3] as Readable);
+  void report.status.then((status) => {
     if ("pid" in status) spec.onInner(pin(status.pid));
     // Unreported (the guard could not even run): the exit tells the story, as for any early exit.
     else if (status.reported) spec.onGuardFailed(`could not run ${JSON.stringify(command.file)}: ${status.error}`);
@@ -116,5 +119,5 @@ export function spawnGuarded(spec: SpawnSpec): SpawnedWorker | SpawnFailure {
   const exitSeen = new Promise<void>((resolve) => subprocess.once("exit", () => resolve()));
   subprocess.once("exit", (code, signal) => spec.onExit(code, signal));
   void subprocess.catch(() => undefined);
-  return { pid, control, streams: [subprocess.stdout, subprocess.stderr], stdioClosed, exitSeen };
+  return { pid, control, streams: [subprocess.stdout, subprocess.stderr], stdioClosed, exitSeen, guardClean: report.clean };
 }

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { closeSync, openSync, readdirSync, readSync } from "node:fs";
-import { readProc, type KnownProcs } from "./tree.js";
+import { machineScans, readProc, type KnownProcs } from "./tree.js";
 
 /** The environment variable that tags every process of one worker generation. */
 export const TREE_ENV = "KLBR_TREE";
@@ -80,6 +80,7 @@ function environMatches(pid: number, entries: Buffer[]): boolean {
  * between the two reads is either skipped or recorded with the start time of the tagged process.
  */
 export function findTagged(entries: Buffer[]): KnownProcs {
+  machineScans.count++;
   const found: KnownProcs = new Map();
   let names: string[];
   try {

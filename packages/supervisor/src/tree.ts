@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 
 /** One process as read from /proc/<pid>/stat. */
 export interface ProcEntry {
@@ -34,8 +34,15 @@ export function readProc(pid: number): ProcEntry | undefined {
   }
 }
 
+/**
+ * How many times this process has read every entry of /proc (here and in tagged.ts): each costs as
+ * much as the machine has processes, so a worker's ordinary exit must not need one (tests count).
+ */
+export const machineScans = { count: 0 };
+
 /** Snapshot every process visible in /proc. */
 export function listProcs(): ProcEntry[] {
+  machineScans.count++;
   let names: string[];
   try {
     names = readdirSync("/proc");
@@ -72,6 +79,54 @@ export function descendants(root: number, procs: ProcEntry[] = listProcs()): Pro
     }
   }
   return out;
+}
+
+/** The children of `pid` from its threads' `children` files; undefined where the kernel has none. */
+function childrenOf(pid: number): number[] | undefined {
+  let tasks: string[];
+  try {
+    tasks = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return []; // gone meanwhile
+  }
+  const out: number[] = [];
+  for (const tid of tasks) {
+    let text: string;
+    try {
+      text = readFileSync(`/proc/${pid}/task/${tid}/children`, "latin1");
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === "ENOENT" && existsSync(`/proc/${pid}/task/${tid}`)) return undefined;
+      continue; // the thread exited meanwhile
+    }
+    for (const field of text.split(" ")) if (field) out.push(Number(field));
+  }
+  return out;
+}
+
+/**
+ * {@link rememberTree} for a live root that is a child subreaper (the guard): every process of its
+ * tree is below it, so a walk down the children files finds them all, reading only the tree (a
+ * scan of /proc reads every process on the machine). Falls back to that scan where the kernel has
+ * no children files.
+ */
+export function rememberBelow(root: number, known: KnownProcs = new Map()): KnownProcs {
+  const rootEntry = readProc(root);
+  if (!rootEntry || rootReplaced(root, known, rootEntry)) return rememberTree(root, known);
+  const queue = [root];
+  const seen = new Set<number>(queue);
+  while (queue.length > 0) {
+    const children = childrenOf(queue.shift()!);
+    if (children === undefined) return rememberTree(root, known);
+    for (const pid of children) {
+      if (seen.has(pid)) continue;
+      seen.add(pid);
+      const entry = readProc(pid);
+      if (!entry) continue;
+      known.set(pid, entry.start);
+      queue.push(pid);
+    }
+  }
+  return known;
 }
 
 /** True while `pid` exists and is not a zombie. */

@@ -26,7 +26,7 @@ import type { SpawnedWorker } from "./spawn.js";
 import { ByteTail } from "./tail.js";
 import { merged } from "./merged.js";
 import { treeTag } from "./tagged.js";
-import { rememberTree, type KnownProcs } from "./tree.js";
+import { rememberBelow, type KnownProcs } from "./tree.js";
 import type { HelloMessage, HookInput, HookSlot, InboundMessage } from "./wire.js";
 
 /** Remove a file if it is there (the worker removes its skills file itself; this is the backstop). */
@@ -45,6 +45,12 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  * clears what the worker left and then exits with the worker's own status, which a kill would hide.
  */
 const GUARD_EXIT_GRACE_MS = 1000;
+
+/**
+ * How long after the guard's exit its status pipe may take to end (it ends as the guard exits):
+ * past it, the guard's sweep counts as not reported, and the host searches for the tree itself.
+ */
+const GUARD_REPORT_WAIT_MS = 100;
 
 /**
  * The Worker implementation; one instance per spawned process. It composes the phases, each a
@@ -333,7 +339,7 @@ export class WorkerProcess implements Worker {
     if (this.#phase !== "running") return this.exited;
     this.#phase = "stopping";
     this.#stop = { reason: "shutdown", detail: "the host asked the worker to exit", kind: "shutdown" };
-    rememberTree(this.#guardPid, this.#known);
+    rememberBelow(this.#guardPid, this.#known);
     try {
       this.#loop.channel?.send({ kind: "shutdown" });
     } catch {
@@ -384,7 +390,9 @@ export class WorkerProcess implements Worker {
       return;
     }
     await Promise.race([this.#spawned?.exitSeen, sleep(exitGraceMs)]);
-    if (this.state === "dead") return;
+    // Exited in time: the exit path (#onProcessExit) clears what is left, searching only when the
+    // guard did not report a clean sweep.
+    if (this.state === "dead" || this.#exit !== undefined) return;
     await this.#killer?.kill();
   }
 
@@ -399,14 +407,18 @@ export class WorkerProcess implements Worker {
     if (this.#phase === "running") this.#phase = "stopping";
     this.#loop.close();
     this.#server.close();
-    // One synchronous pass now; settle the pending operations as soon as the tails are in;
-    // confirm all of it is gone before `exited`.
-    this.#killer?.killOnce();
+    // A guard that said its sweep left nothing (its status pipe ends as it exits) leaves no
+    // process to look for: the searches below read every process on the machine, which at
+    // hundreds of workbenches made each exit cost the host tens of milliseconds.
+    const clean = await Promise.race([this.#spawned?.guardClean ?? false, sleep(GUARD_REPORT_WAIT_MS).then(() => false)]);
+    // Otherwise one synchronous pass now; settle the pending operations as soon as the tails are
+    // in; confirm all of it is gone before `exited`.
+    if (!clean) this.#killer?.killOnce();
     await Promise.race([this.#spawned?.stdioClosed, sleep(50)]);
     const exit = this.#settleAll();
     // shutdown() may have armed its timer while the connection was drained above.
     clearTimeout(this.#shutdownTimer);
-    await clearRemains({ pid: this.#guardPid, dir: this.#place.dir, killer: this.#killer, streams: this.#spawned?.streams ?? [] });
+    await clearRemains({ pid: this.#guardPid, dir: this.#place.dir, killer: clean ? undefined : this.#killer, streams: this.#spawned?.streams ?? [] });
     await this.#limits.release();
     this.#death.announce(exit);
   }

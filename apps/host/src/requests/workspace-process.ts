@@ -1,11 +1,14 @@
 import type { Readable } from "node:stream";
-import { guardLaunch, killTagged, killTree, readGuardStatus, recordRoot, sendCommandEnv, treeTag, type EnvHandoff, type LimitsMechanism, type LimitVerdict } from "@klbr/supervisor";
+import { guardLaunch, killTagged, killTree, recordRoot, sendCommandEnv, treeTag, watchGuard, type EnvHandoff, type LimitsMechanism, type LimitVerdict } from "@klbr/supervisor";
 import { execa } from "execa";
 import { BoundedOutput } from "./workspace-output";
 import { commandLimits } from "./workspace-limits";
 
 /** How long the pipes may stay open once the command and every process of its tree are killed. */
 export const RUN_DRAIN_GRACE_MS = 1000;
+
+/** How long after the guard's exit its status pipe may take to end; past it, its sweep counts as unreported. */
+const GUARD_REPORT_WAIT_MS = 100;
 
 /** What one command did, as the host observed it. */
 export interface CommandOutcome {
@@ -80,7 +83,7 @@ export async function runCommand(opts: CommandOptions): Promise<CommandOutcome> 
   // Recorded before any reap can free the pid, so no kill below can hit a process that reused it.
   const known = recordRoot(pid);
   sendCommandEnv(child.stdio[4], launch.commandEnv);
-  const status = readGuardStatus(child.stdio[3] as Readable);
+  const report = watchGuard(child.stdio[3] as Readable);
   const streams = [child.stdout, child.stderr];
   child.stdout?.on("data", (c: Buffer) => stdout.push(c));
   child.stderr?.on("data", (c: Buffer) => stderr.push(c));
@@ -117,13 +120,16 @@ export async function runCommand(opts: CommandOptions): Promise<CommandOutcome> 
   clearTimeout(timer);
   opts.signal?.removeEventListener("abort", onAbort);
   // The command is over: what it left running (background jobs, setsid'd daemons) has no scope left.
+  // The guard killed it all when it says it swept clean (it is the subreaper of the whole tree);
+  // otherwise the host searches for it, reading every process on the machine.
+  const clean = await Promise.race([report.clean, sleep(GUARD_REPORT_WAIT_MS).then(() => false)]);
   if (killing) await killing;
   killing = undefined;
-  await killAll();
+  if (!clean) await killAll();
   await Promise.race([drained, sleep(RUN_DRAIN_GRACE_MS)]);
   for (const s of streams) s?.destroy();
   await limits.release();
-  const reported = await status;
+  const reported = await report.status;
   if ("error" in reported) return { ...blank(stdout, stderr), spawnError: reported.error };
   return {
     spawnError: null,

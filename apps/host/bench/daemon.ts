@@ -9,7 +9,9 @@ export const BIN = process.env.KLBR_BENCH_BIN ?? join(HOST_DIR, "bin", "klbr.js"
 
 /** `klbr serve --no-drive` on `dataDir` (of `bin`, default {@link BIN}, in `env`), resolved once it says it is serving. */
 export async function startDaemon(dataDir: string, args: string[], bin = BIN, env: NodeJS.ProcessEnv = process.env): Promise<ChildProcess> {
-  const daemon = spawn(process.execPath, [bin, "--data-dir", dataDir, "serve", "--no-drive", ...args], { stdio: ["ignore", "ignore", "pipe"], env });
+  // KLBR_BENCH_NODE_ARGS: flags for the daemon's node (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
+  const nodeArgs = (process.env.KLBR_BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean);
+  const daemon = spawn(process.execPath, [...nodeArgs, bin, "--data-dir", dataDir, "serve", "--no-drive", ...args], { stdio: ["ignore", "ignore", "pipe"], env });
   let err = "";
   await new Promise<void>((resolve, reject) => {
     daemon.stderr!.on("data", (c: Buffer) => {

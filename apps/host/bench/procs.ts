@@ -14,6 +14,28 @@ function procKb(pid: number, file: string, key: string): number {
 export const rss = (pid: number) => procKb(pid, "status", "VmRSS");
 export const pss = (pid: number) => procKb(pid, "smaps_rollup", "Pss");
 
+/** utime+stime of a process and of the children it reaped, in seconds (0 once it is gone). */
+function statSeconds(pid: number): { own: number; reaped: number } {
+  try {
+    const f = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = f.slice(f.lastIndexOf(")") + 2).split(" ");
+    return { own: (Number(fields[11]) + Number(fields[12])) / 100, reaped: (Number(fields[13]) + Number(fields[14])) / 100 };
+  } catch {
+    return { own: 0, reaped: 0 };
+  }
+}
+
+/** CPU seconds of `root` itself, and of its whole tree: every live process below it and every one reaped. */
+export function cpuSeconds(root: number): { own: number; tree: number } {
+  const own = statSeconds(root).own;
+  let total = 0;
+  for (const pid of tree(root).keys()) {
+    const s = statSeconds(pid);
+    total += s.own + s.reaped;
+  }
+  return { own, tree: total };
+}
+
 export function fds(pid: number): number {
   try {
     return readdirSync(`/proc/${pid}/fd`).length;

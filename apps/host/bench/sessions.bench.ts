@@ -5,19 +5,27 @@
 // cells that had to start one: a session's first, or the first after a cull), cells/s, errors,
 // the daemon's RSS and open fds, the whole tree's RSS (daemon + hooks + workbenches + guards),
 // live workbenches and what each costs (worker + its guard, RSS and PSS), and the cull count.
-// A load test, not a timed test: it asserts nothing. Bounded: each run is KLBR_BENCH_SECONDS of
-// load, then at most 60 s for the cells in flight.
+// Two phases per run: the bring-up (every session's first cell, each at a random moment of the
+// first gap: 500 starts queue behind the machine's start rate), then KLBR_BENCH_SECONDS of steady
+// state, from the moment the last session had its first cell. The round trips are reported for
+// each phase apart: the bring-up measures how fast N workbenches start, the steady state what a
+// cell costs once N sessions live on the machine, culled and revived as they idle.
+// A load test, not a timed test: it asserts nothing. Bounded: the bring-up, KLBR_BENCH_SECONDS of
+// steady load, then at most 60 s for the cells in flight.
 //
-// KLBR_BENCH_SESSIONS=100,500 (the counts), KLBR_BENCH_SECONDS=60 (each run's length),
+// KLBR_BENCH_SESSIONS=100,500 (the counts), KLBR_BENCH_SECONDS=60 (each run's steady length),
+// KLBR_BENCH_RAMP_S (sessions arrive evenly over this many seconds, as sessions come and go on a
+// host in use; unset: each at a random moment of the first gap, all together),
 // KLBR_BENCH_IDLE=15s (the idle timeout of the culling runs), KLBR_BENCH_GAP_S=10 (mean idle gap),
-// KLBR_BENCH_BASELINE=0 (skip the runs without culling), KLBR_PYTHON (the workers' interpreter).
+// KLBR_BENCH_BASELINE=0 (skip the runs without culling), KLBR_BENCH_SPARE (`--spare N`, else the
+// default 1), KLBR_PYTHON (the workers' interpreter).
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ControlClient } from "../src/control/client";
 import { startDaemon } from "./daemon";
 import { percentile } from "./figures";
-import { fds, pss, rss, tree, workbenches } from "./procs";
+import { cpuSeconds, fds, pss, rss, tree, workbenches } from "./procs";
 
 const HOST_DIR = fileURLToPath(new URL("..", import.meta.url));
 const COUNTS = (process.env.KLBR_BENCH_SESSIONS ?? "100,500").split(",").map(Number);
@@ -25,6 +33,10 @@ const SECONDS = Number(process.env.KLBR_BENCH_SECONDS ?? 60);
 const IDLE = process.env.KLBR_BENCH_IDLE ?? "15s";
 const GAP_MS = Number(process.env.KLBR_BENCH_GAP_S ?? 10) * 1000;
 const BASELINE = process.env.KLBR_BENCH_BASELINE !== "0";
+const SPARE = process.env.KLBR_BENCH_SPARE;
+const RAMP_MS = process.env.KLBR_BENCH_RAMP_S === undefined ? undefined : Number(process.env.KLBR_BENCH_RAMP_S) * 1000;
+/** Workbenches whose PSS is read each sample (smaps_rollup of hundreds of processes would stall the clients' loop for a second). */
+const PSS_SAMPLE = 16;
 const DRAIN_MS = 60_000;
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -38,6 +50,11 @@ interface Snapshot {
 
 interface RunResult {
   label: string;
+  /** Seconds from the first session's start until every session had its first cell. */
+  bringUpSeconds: number;
+  /** Each session's first cell (a workbench start each). */
+  firsts: number[];
+  /** Steady state: every cell sent after the bring-up. */
   all: number[];
   warm: number[];
   starts: number[];
@@ -52,6 +69,10 @@ interface RunResult {
   liveEnd: number;
   /** The snapshot with the most live workbenches. */
   peak: Snapshot;
+  /** CPU seconds during the steady state: the daemon's own, and the whole tree's (reaped children included). */
+  daemonCpu: number;
+  treeCpu: number;
+  /** Culled during the steady state. */
   culled: number | null;
 }
 
@@ -64,11 +85,13 @@ function within<T>(promise: Promise<T>, ms: number): Promise<T> {
 async function run(n: number, culling: boolean): Promise<RunResult> {
   const dataDir = mkdtempSync("/tmp/klbr-bs-");
   const workspace = mkdtempSync("/tmp/klbr-bsw-");
-  const daemon = await startDaemon(dataDir, ["-w", workspace, ...(culling ? ["--idle-timeout", IDLE] : [])]);
+  const daemon = await startDaemon(dataDir, ["-w", workspace, ...(culling ? ["--idle-timeout", IDLE] : []), ...(SPARE !== undefined ? ["--spare", SPARE] : [])]);
   const socket = join(dataDir, "klbr.sock");
   const clients = await Promise.all(Array.from({ length: n }, () => ControlClient.connect(socket)));
   const r: RunResult = {
-    label: `${n} sessions, ${culling ? `--idle-timeout ${IDLE}` : "no culling"}`,
+    label: `${n} sessions${RAMP_MS !== undefined ? ` arriving over ${RAMP_MS / 1000} s` : ""}, ${culling ? `--idle-timeout ${IDLE}` : "no culling"}${SPARE !== undefined ? `, --spare ${SPARE}` : ""}`,
+    bringUpSeconds: 0,
+    firsts: [],
     all: [],
     warm: [],
     starts: [],
@@ -83,21 +106,38 @@ async function run(n: number, culling: boolean): Promise<RunResult> {
     liveEnd: 0,
     peak: { live: 0, rss: 0, pss: 0 },
     culled: null,
+    daemonCpu: 0,
+    treeCpu: 0,
   };
   const started = Date.now();
-  const until = started + SECONDS * 1000;
+  // Set once the last session has had its first cell: the steady state runs SECONDS from then.
+  let steadyFrom = Infinity;
+  let until = Infinity;
+  let firstsLeft = n;
+  let culledAtSteady = 0;
+  const culledNow = async () => ((await clients[0]!.request({ op: "status" })) as { workbench_pool?: { culled?: number } }).workbench_pool?.culled ?? 0;
+  const firstDone = () => {
+    if (--firstsLeft > 0) return;
+    steadyFrom = Date.now();
+    until = steadyFrom + SECONDS * 1000;
+    r.bringUpSeconds = (steadyFrom - started) / 1000;
+    void culledNow().then((c) => (culledAtSteady = c));
+    cpuAtSteady = cpuSeconds(daemon.pid!);
+  };
+  let cpuAtSteady = { own: 0, tree: 0 };
   let ticks = 0;
   const sample = () => {
     const parent = tree(daemon.pid!);
     r.daemonRssMax = Math.max(r.daemonRssMax, rss(daemon.pid!));
     r.daemonFdsMax = Math.max(r.daemonFdsMax, fds(daemon.pid!));
     r.treeRssMax = Math.max(r.treeRssMax, [...parent.keys()].reduce((sum, pid) => sum + rss(pid), 0));
-    // The per-workbench breakdown reads every process's smaps: every other tick.
+    // The per-workbench breakdown: every other tick, PSS from a sample of the workbenches.
     if (ticks++ % 2 === 0) {
       const benches = workbenches(parent);
-      if (benches.length >= r.peak.live) {
-        const sum = (f: (pid: number) => number) => benches.reduce((s, b) => s + f(b.worker) + f(b.guard), 0);
-        r.peak = { live: benches.length, rss: sum(rss), pss: sum(pss) };
+      if (benches.length >= r.peak.live && benches.length > 0) {
+        const sample = benches.length <= PSS_SAMPLE ? benches : benches.filter((_, k) => k % Math.ceil(benches.length / PSS_SAMPLE) === 0);
+        const sum = (of: typeof benches, f: (pid: number) => number) => of.reduce((s, b) => s + f(b.worker) + f(b.guard), 0);
+        r.peak = { live: benches.length, rss: sum(benches, rss), pss: (sum(sample, pss) / sample.length) * benches.length };
       }
       r.liveMax = Math.max(r.liveMax, benches.length);
     }
@@ -108,21 +148,30 @@ async function run(n: number, culling: boolean): Promise<RunResult> {
   const session = async (i: number) => {
     const client = clients[i]!;
     let generation: string | null = null;
-    await sleep(Math.random() * Math.min(GAP_MS, SECONDS * 500));
+    await sleep(RAMP_MS !== undefined ? (RAMP_MS * i) / n : Math.random() * Math.min(GAP_MS, SECONDS * 500));
+    let first = true;
     while (Date.now() < until) {
       const burst = 1 + Math.floor(Math.random() * 3);
       for (let k = 0; k < burst && Date.now() < until; k++) {
+        const steady = Date.now() >= steadyFrom;
         const t = process.hrtime.bigint();
         try {
           const report = (await within(client.request({ op: "exec", code: "1+1", session: `load-${i}` }), DRAIN_MS)) as { generation: string; status: string; error: string | null };
           const ms = Number(process.hrtime.bigint() - t) / 1e6;
           if (report.status !== "ok") throw new Error(`cell ${report.status}: ${report.error}`);
-          r.all.push(ms);
-          (report.generation === generation ? r.warm : r.starts).push(ms);
+          if (first) r.firsts.push(ms);
+          if (steady) {
+            r.all.push(ms);
+            (report.generation === generation ? r.warm : r.starts).push(ms);
+          }
           generation = report.generation;
         } catch (error) {
           r.errors++;
           r.errorKinds.add((error as Error).message.slice(0, 160));
+        }
+        if (first) {
+          first = false;
+          firstDone();
         }
       }
       await sleep(Math.min(-Math.log(1 - Math.random()) * GAP_MS, until - Date.now()));
@@ -130,9 +179,13 @@ async function run(n: number, culling: boolean): Promise<RunResult> {
   };
   await Promise.all(clients.map((_, i) => session(i)));
   clearInterval(sampler);
-  r.seconds = (Date.now() - started) / 1000;
+  r.seconds = (Date.now() - steadyFrom) / 1000;
+  const cpuEnd = cpuSeconds(daemon.pid!);
+  r.daemonCpu = cpuEnd.own - cpuAtSteady.own;
+  r.treeCpu = cpuEnd.tree - cpuAtSteady.tree;
   const status = (await clients[0]!.request({ op: "status" })) as Record<string, unknown>;
-  r.culled = (status.workbench_pool as { culled?: number } | undefined)?.culled ?? null;
+  const culled = (status.workbench_pool as { culled?: number } | undefined)?.culled;
+  r.culled = culled === undefined ? null : culled - culledAtSteady;
   r.treeRssEnd = [...tree(daemon.pid!).keys()].reduce((sum, pid) => sum + rss(pid), 0);
   r.liveEnd = (status.workbenches as Array<{ state: string }>).filter((b) => b.state !== "dead").length;
   for (const c of clients) c.close();
@@ -140,7 +193,7 @@ async function run(n: number, culling: boolean): Promise<RunResult> {
   await new Promise((resolve) => daemon.once("exit", resolve));
   rmSync(dataDir, { recursive: true, force: true });
   rmSync(workspace, { recursive: true, force: true });
-  for (const s of [r.all, r.warm, r.starts]) s.sort((a, b) => a - b);
+  for (const s of [r.firsts, r.all, r.warm, r.starts]) s.sort((a, b) => a - b);
   return r;
 }
 
@@ -150,8 +203,10 @@ const pct = (s: number[]) => `p50 ${percentile(s, 50).toFixed(1)} / p99 ${percen
 function report(r: RunResult, base?: RunResult): void {
   const per = r.peak.live > 0 ? `${MiB1(r.peak.rss / r.peak.live)} RSS, ${MiB1(r.peak.pss / r.peak.live)} PSS` : "n/a";
   console.log(`${r.label}`);
-  console.log(`  round trip: all ${pct(r.all)}; live workbench ${pct(r.warm)}; starting one ${pct(r.starts)}`);
-  console.log(`  ${(r.all.length / r.seconds).toFixed(1)} cells/s over ${r.seconds.toFixed(0)} s, errors ${r.errors}${r.errorKinds.size ? ` (${[...r.errorKinds].slice(0, 3).join(" | ")})` : ""}, culled ${r.culled ?? "n/a"}`);
+  console.log(`  bring-up: every session had its first cell after ${r.bringUpSeconds.toFixed(1)} s; first cells ${pct(r.firsts)}`);
+  console.log(`  steady round trip: all ${pct(r.all)}; live workbench ${pct(r.warm)}; starting one ${pct(r.starts)}`);
+  console.log(`  steady: ${(r.all.length / r.seconds).toFixed(1)} cells/s over ${r.seconds.toFixed(0)} s, culled ${r.culled ?? "n/a"}; errors (both phases) ${r.errors}${r.errorKinds.size ? ` (${[...r.errorKinds].slice(0, 3).join(" | ")})` : ""}`);
+  console.log(`  steady CPU: daemon ${(r.daemonCpu / r.seconds).toFixed(2)} cores, whole tree ${(r.treeCpu / r.seconds).toFixed(2)} cores`);
   console.log(`  daemon RSS max ${MiB(r.daemonRssMax)}, daemon fds max ${r.daemonFdsMax}; tree RSS max ${MiB(r.treeRssMax)} (end ${MiB(r.treeRssEnd)}); live workbenches max ${r.liveMax}, end ${r.liveEnd}`);
   console.log(`  per live workbench (worker + guard, at ${r.peak.live} live): ${per}`);
   if (base) console.log(`  vs no culling: all p99 ${(percentile(r.all, 99) / percentile(base.all, 99)).toFixed(2)}x, tree RSS max ${(r.treeRssMax / base.treeRssMax).toFixed(2)}x`);

@@ -60,7 +60,7 @@ if TYPE_CHECKING:  # the hooks role's imports are loaded only by that role (live
     from .live import LiveOutput
 
 __all__ = [
-    "DOORBELL_SWITCH_INTERVAL", "KICK_RETRY", "MAX_ERROR_BYTES", "MAX_QUEUED_INVOCATIONS", "SWITCH_INTERVAL", "Foreground", "Worker", "in_worker_code"
+    "DOORBELL_SWITCH_INTERVAL", "KICK_RETRY", "MAX_ERROR_BYTES", "MAX_QUEUED_INVOCATIONS", "REAP_IDLE_INTERVAL", "SWITCH_INTERVAL", "Foreground", "Worker", "in_worker_code"
 ]
 
 #: The ``error`` text of a completion is cut to this many UTF-8 bytes (C7).
@@ -78,6 +78,11 @@ SWITCH_INTERVAL = 0.0001
 #: doorbell's KeyboardInterrupt has ended it (forcing the switch at 0.1 ms put two hand-offs between
 #: threads into the interrupt). The kicks the doorbell cannot land itself still retry every 1 ms.
 DOORBELL_SWITCH_INTERVAL = 0.001
+#: Seconds between two scans of the process tree while the worker is idle and has no child: a
+#: backstop only. An idle worker with no child has nothing to reap until a child exits (SIGCHLD
+#: wakes the scans) or an operation starts (which may start children): at hundreds of idle
+#: workbenches, a scan every second in each was a wake-up per workbench per second, for nothing.
+REAP_IDLE_INTERVAL = 30.0
 #: Seconds between two kicks of an interrupt that has not landed in the operation's code yet.
 KICK_RETRY = 0.001
 #: After this many retries at KICK_RETRY, the kicker retries ten times less often (a cell that
@@ -218,6 +223,9 @@ class Worker:
         self.hooks = hooks
         self.exit_grace = exit_grace
         self.reap_interval = reap_interval
+        #: The next scan of the process tree, and whether it is the idle backstop (see _reap).
+        self._reap_handle: asyncio.TimerHandle | None = None
+        self._reap_idle = False
         self.loop: asyncio.AbstractEventLoop | None = None
         self.fg: Foreground | None = None
         self.exit_code: int | None = None
@@ -275,6 +283,9 @@ class Worker:
         # interrupts is restarted (SA_RESTART), so a C library's blocking read in the cell does not
         # fail with EINTR. Calls that never restart (sleep, select, poll) still return at once.
         signal.siginterrupt(DOORBELL_SIGNAL, False)
+        # A child that exits wakes the idle reaper (REAP_IDLE_INTERVAL); restarted like the doorbell.
+        signal.signal(signal.SIGCHLD, self._on_sigchld)
+        signal.siginterrupt(signal.SIGCHLD, False)
         threading.Thread(target=self._kicker, name="klbr-kicker", daemon=True).start()
         self.conn.on_broken = self._on_broken
         self.conn.reader_tick = self._reader_tick
@@ -284,7 +295,7 @@ class Worker:
         # that thread must not take the GIL from the cell the doorbell is interrupting.
         doorbell = self.conn.doorbell
         sys.setswitchinterval(DOORBELL_SWITCH_INTERVAL if doorbell is not None and doorbell.usable else SWITCH_INTERVAL)
-        self.loop.call_later(self.reap_interval, self._reap)
+        self._reap_handle = self.loop.call_later(self.reap_interval, self._reap)
 
     def serve(self, hello: dict) -> int:
         """Send ``hello`` and serve until the end (after :meth:`prepare`); returns the exit code."""
@@ -321,14 +332,40 @@ class Worker:
         self._finish(2, f"the connection is unusable ({type(error).__name__}: {error}); exiting")
 
     def _reap(self) -> None:
+        """Scan for orphans and stale zombies: every ``reap_interval`` while there are children or an
+        operation runs, else only at the idle backstop, a child's exit or the next operation."""
+        self._reap_handle = None
         if self.exit_code is not None:
             return
+        idle = False
         try:
             if has_children():
                 self.reaper.scan()
+            else:
+                idle = self.fg is None and not self._queue
         finally:
             assert self.loop is not None
-            self.loop.call_later(self.reap_interval, self._reap)
+            self._reap_idle = idle
+            self._reap_handle = self.loop.call_later(REAP_IDLE_INTERVAL if idle else self.reap_interval, self._reap)
+
+    def _wake_reaper(self, delay: float) -> None:
+        """Loop thread: scan after ``delay`` instead of at the idle backstop (no-op unless idle)."""
+        if not self._reap_idle or self.exit_code is not None or self.loop is None:
+            return
+        self._reap_idle = False
+        if self._reap_handle is not None:
+            self._reap_handle.cancel()
+        assert self.loop is not None
+        self._reap_handle = self.loop.call_later(delay, self._reap)
+
+    def _on_sigchld(self, signum: int, frame: Any) -> None:
+        # Main thread, anywhere (a cell's code too): only hand it to the loop, which may be blocked
+        # in its select (call_soon_threadsafe writes the loop's wake-up pipe).
+        if self._reap_idle and self.loop is not None and self.exit_code is None:
+            try:
+                self.loop.call_soon_threadsafe(self._wake_reaper, 0)
+            except RuntimeError:
+                pass  # the loop is closed: the worker is exiting
 
     # -- the reader thread's side ---------------------------------------------------------
 
@@ -539,8 +576,12 @@ class Worker:
         if kind == "host_reply":
             self.client.resolve(message)
         elif kind == "execute":
+            if self._reap_idle:
+                self._wake_reaper(self.reap_interval)  # the cell may start children
             self._execute(message["id"], message["code"])
         elif kind == "invoke":
+            if self._reap_idle:
+                self._wake_reaper(self.reap_interval)
             self._invoke(message)
         elif kind == "interrupt":
             fg = self.fg

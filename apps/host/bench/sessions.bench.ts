@@ -19,13 +19,15 @@
 // KLBR_BENCH_IDLE=15s (the idle timeout of the culling runs), KLBR_BENCH_GAP_S=10 (mean idle gap),
 // KLBR_BENCH_BASELINE=0 (skip the runs without culling), KLBR_BENCH_SPARE (`--spare N`, else the
 // default 1), KLBR_PYTHON (the workers' interpreter).
+import { fork } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { setPriority } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ControlClient } from "../src/control/client";
 import { startDaemon } from "./daemon";
 import { percentile } from "./figures";
-import { cpuSeconds, fds, pss, rss, tree, workbenches } from "./procs";
+import type { Sampled } from "./sampler";
 
 const HOST_DIR = fileURLToPath(new URL("..", import.meta.url));
 const COUNTS = (process.env.KLBR_BENCH_SESSIONS ?? "100,500").split(",").map(Number);
@@ -35,8 +37,7 @@ const GAP_MS = Number(process.env.KLBR_BENCH_GAP_S ?? 10) * 1000;
 const BASELINE = process.env.KLBR_BENCH_BASELINE !== "0";
 const SPARE = process.env.KLBR_BENCH_SPARE;
 const RAMP_MS = process.env.KLBR_BENCH_RAMP_S === undefined ? undefined : Number(process.env.KLBR_BENCH_RAMP_S) * 1000;
-/** Workbenches whose PSS is read each sample (smaps_rollup of hundreds of processes would stall the clients' loop for a second). */
-const PSS_SAMPLE = 16;
+const SAMPLER = fileURLToPath(new URL("./sampler.ts", import.meta.url));
 const DRAIN_MS = 60_000;
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -122,27 +123,13 @@ async function run(n: number, culling: boolean): Promise<RunResult> {
     until = steadyFrom + SECONDS * 1000;
     r.bringUpSeconds = (steadyFrom - started) / 1000;
     void culledNow().then((c) => (culledAtSteady = c));
-    cpuAtSteady = cpuSeconds(daemon.pid!);
+    sampler.send({ op: "mark" });
   };
-  let cpuAtSteady = { own: 0, tree: 0 };
-  let ticks = 0;
-  const sample = () => {
-    const parent = tree(daemon.pid!);
-    r.daemonRssMax = Math.max(r.daemonRssMax, rss(daemon.pid!));
-    r.daemonFdsMax = Math.max(r.daemonFdsMax, fds(daemon.pid!));
-    r.treeRssMax = Math.max(r.treeRssMax, [...parent.keys()].reduce((sum, pid) => sum + rss(pid), 0));
-    // The per-workbench breakdown: every other tick, PSS from a sample of the workbenches.
-    if (ticks++ % 2 === 0) {
-      const benches = workbenches(parent);
-      if (benches.length >= r.peak.live && benches.length > 0) {
-        const sample = benches.length <= PSS_SAMPLE ? benches : benches.filter((_, k) => k % Math.ceil(benches.length / PSS_SAMPLE) === 0);
-        const sum = (of: typeof benches, f: (pid: number) => number) => of.reduce((s, b) => s + f(b.worker) + f(b.guard), 0);
-        r.peak = { live: benches.length, rss: sum(benches, rss), pss: (sum(sample, pss) / sample.length) * benches.length };
-      }
-      r.liveMax = Math.max(r.liveMax, benches.length);
-    }
-  };
-  const sampler = setInterval(sample, 2000);
+  // Sampled from a process of its own, at the lowest priority: /proc reads of a thousand
+  // processes in this one would stall the clients' loop and count as round trips.
+  const sampler = fork(SAMPLER, [String(daemon.pid), process.env.KLBR_BENCH_SAMPLE_MS ?? "2000"], { execArgv: ["--import", "tsx"] });
+  setPriority(sampler.pid!, 19);
+  const sampled = new Promise<Sampled>((resolve) => sampler.once("message", (m) => resolve(m as Sampled)));
   // Each session: a first cell at a random moment of the first gap, then bursts of 1-3 cells
   // separated by exponentially distributed idle gaps (mean GAP_MS), so some exceed the timeout.
   const session = async (i: number) => {
@@ -178,15 +165,12 @@ async function run(n: number, culling: boolean): Promise<RunResult> {
     }
   };
   await Promise.all(clients.map((_, i) => session(i)));
-  clearInterval(sampler);
   r.seconds = (Date.now() - steadyFrom) / 1000;
-  const cpuEnd = cpuSeconds(daemon.pid!);
-  r.daemonCpu = cpuEnd.own - cpuAtSteady.own;
-  r.treeCpu = cpuEnd.tree - cpuAtSteady.tree;
+  sampler.send({ op: "stop" });
+  Object.assign(r, await sampled);
   const status = (await clients[0]!.request({ op: "status" })) as Record<string, unknown>;
   const culled = (status.workbench_pool as { culled?: number } | undefined)?.culled;
   r.culled = culled === undefined ? null : culled - culledAtSteady;
-  r.treeRssEnd = [...tree(daemon.pid!).keys()].reduce((sum, pid) => sum + rss(pid), 0);
   r.liveEnd = (status.workbenches as Array<{ state: string }>).filter((b) => b.state !== "dead").length;
   for (const c of clients) c.close();
   daemon.kill("SIGTERM");

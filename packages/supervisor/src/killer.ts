@@ -25,7 +25,7 @@ export class TreeKiller {
   kill(): Promise<unknown> {
     const ns = this.#ns();
     if (ns) signalPinned(ns.init, "SIGKILL");
-    this.#kill ??= killTree(this.#pid, this.#known);
+    this.#kill ??= killTree(this.#pid, this.#known, undefined, true);
     return this.#kill;
   }
 
@@ -36,7 +36,7 @@ export class TreeKiller {
   killOnce(): void {
     const ns = this.#ns();
     if (ns) signalPinned(ns.init, "SIGKILL");
-    killTreeOnce(this.#pid, this.#known);
+    killTreeOnce(this.#pid, this.#known, true);
     killTaggedOnce([this.#tag]);
   }
 

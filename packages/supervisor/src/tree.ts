@@ -209,12 +209,16 @@ function signalTree(root: number, known: KnownProcs, signal: NodeJS.Signals): vo
  * One synchronous kill pass over the tree under `root`. First freeze it: SIGSTOP the group led by
  * `root`, `root`, and every descendant (plus the groups those lead, as a setsid grandchild leads
  * its own), rescanning until a scan finds nothing new, because a stopped process can neither fork
- * nor leave the group. Then SIGKILL the same set. Adds what it found to `known`.
+ * nor leave the group. Then SIGKILL the same set. Adds what it found to `known`. With `subreaper`
+ * (`root` is a guard: a child subreaper of the whole tree) a live root's tree is walked down the
+ * children files ({@link rememberBelow}) instead of a scan of every process on the machine.
  */
-export function killTreeOnce(root: number, known: KnownProcs = new Map()): KnownProcs {
+export function killTreeOnce(root: number, known: KnownProcs = new Map(), subreaper = false): KnownProcs {
   for (let scan = 0; scan < 16; scan++) {
     const before = known.size;
-    rememberTree(root, known);
+    // A root that is a live child subreaper (a guard) has its whole tree below it: walk it.
+    if (subreaper) rememberBelow(root, known);
+    else rememberTree(root, known);
     signalTree(root, known, "SIGSTOP");
     if (scan > 0 && known.size === before) break;
   }
@@ -236,12 +240,13 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 /**
  * Kill the whole tree under `root`: collect before killing, kill, then re-walk until no process
  * of the tree is alive (or `timeoutMs` passes). Resolves with the pids still alive (normally none).
+ * `subreaper`: as for {@link killTreeOnce}.
  */
-export async function killTree(root: number, known: KnownProcs = new Map(), timeoutMs = 5000): Promise<number[]> {
+export async function killTree(root: number, known: KnownProcs = new Map(), timeoutMs = 5000, subreaper = false): Promise<number[]> {
   const deadline = Date.now() + timeoutMs;
   let delay = 1;
   for (;;) {
-    killTreeOnce(root, known);
+    killTreeOnce(root, known, subreaper);
     const alive = knownAlive(known);
     // A dead root's children were reparented when it exited, so once root and every process seen
     // in its tree are gone, nothing is left; while root lives, the next pass rescans.

@@ -3,7 +3,7 @@ import type { Readable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { watchGuard } from "../src/guard.js";
-import { isAlive, machineScans, readProc, rememberBelow, rememberTree } from "../src/tree.js";
+import { isAlive, killTreeOnce, machineScans, readProc, recordRoot, rememberBelow, rememberTree } from "../src/tree.js";
 import { killAlive, startPython, waitFor } from "./helpers.js";
 
 // Issue 23, item 4: at 500 sessions every workbench exit read all of /proc several times (the tree
@@ -94,6 +94,26 @@ describe("rememberBelow", () => {
       expect([...below.entries()].sort()).toEqual([...rememberTree(sh.pid!).entries()].sort());
     } finally {
       killAlive([...rememberTree(sh.pid!).keys(), sh.pid!]);
+    }
+  });
+});
+
+describe("killTreeOnce on a live guard (subreaper)", () => {
+  it("freezes and kills its tree, a setsid'd grandchild too, walking only the tree", async () => {
+    const { child, report, out } = guarded("setsid sleep 1000 & echo $!; sleep 1000");
+    await report.status;
+    expect(await waitFor(() => out().trim() !== "")).toBe(true);
+    const grandchild = Number(out().trim());
+    expect(await waitFor(() => readProc(grandchild)?.pgid === grandchild)).toBe(true);
+    const known = recordRoot(child.pid!);
+    const before = machineScans.count;
+    try {
+      killTreeOnce(child.pid!, known, true);
+      expect(machineScans.count).toBe(before);
+      expect(known.has(grandchild)).toBe(true);
+      expect(await waitFor(() => !isAlive(grandchild), 5000)).toBe(true);
+    } finally {
+      killAlive([grandchild, child.pid!]);
     }
   });
 });

@@ -107,11 +107,12 @@ function childrenOf(pid: number): number[] | undefined {
  * {@link rememberTree} for a live root that is a child subreaper (the guard): every process of its
  * tree is below it, so a walk down the children files finds them all, reading only the tree (a
  * scan of /proc reads every process on the machine). Falls back to that scan where the kernel has
- * no children files.
+ * no children files, and when the root is dead.
  */
 export function rememberBelow(root: number, known: KnownProcs = new Map()): KnownProcs {
   const rootEntry = readProc(root);
-  if (!rootEntry || rootReplaced(root, known, rootEntry)) return rememberTree(root, known);
+  // A dead root (gone, or a zombie whose children went to init) is no subreaper any more: scan.
+  if (!rootEntry || rootEntry.state === "Z" || rootEntry.state === "X" || rootReplaced(root, known, rootEntry)) return rememberTree(root, known);
   const queue = [root];
   const seen = new Set<number>(queue);
   while (queue.length > 0) {

@@ -98,7 +98,7 @@ export async function runCommand(opts: CommandOptions): Promise<CommandOutcome> 
   let killing: Promise<void> | undefined;
   const killAll = (): Promise<void> =>
     (killing ??= (async () => {
-      await killTree(pid, known);
+      await killTree(pid, known, undefined, true);
       await killTagged(tag);
     })());
   let timedOut = false;

@@ -78,11 +78,13 @@ SWITCH_INTERVAL = 0.0001
 #: doorbell's KeyboardInterrupt has ended it (forcing the switch at 0.1 ms put two hand-offs between
 #: threads into the interrupt). The kicks the doorbell cannot land itself still retry every 1 ms.
 DOORBELL_SWITCH_INTERVAL = 0.001
-#: Seconds between two scans of the process tree while the worker is idle and has no child: a
-#: backstop only. An idle worker with no child has nothing to reap until a child exits (SIGCHLD
-#: wakes the scans) or an operation starts (which may start children): at hundreds of idle
-#: workbenches, a scan every second in each was a wake-up per workbench per second, for nothing.
-REAP_IDLE_INTERVAL = 30.0
+#: Seconds between two scans of the process tree while the worker is idle and has no child. An
+#: idle worker with no child has nothing to reap until a child exits or an operation starts (which
+#: may start children): at hundreds of idle workbenches, a scan every second in each was a wake-up
+#: per workbench per second, for nothing. A child's exit wakes the scans at once when the kernel
+#: hands its SIGCHLD to the main thread, asleep in the loop's select; it goes to the thread that
+#: started the child when that one still runs (a cell's thread), and then this is the latest.
+REAP_IDLE_INTERVAL = 10.0
 #: Seconds between two kicks of an interrupt that has not landed in the operation's code yet.
 KICK_RETRY = 0.001
 #: After this many retries at KICK_RETRY, the kicker retries ten times less often (a cell that
@@ -355,7 +357,6 @@ class Worker:
         self._reap_idle = False
         if self._reap_handle is not None:
             self._reap_handle.cancel()
-        assert self.loop is not None
         self._reap_handle = self.loop.call_later(delay, self._reap)
 
     def _on_sigchld(self, signum: int, frame: Any) -> None:

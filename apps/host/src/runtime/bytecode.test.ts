@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { appendFileSync, cpSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, cpSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -106,5 +106,48 @@ describe("RuntimeBytecode", () => {
     const { bytecode } = cache(runtimeCopy(), null);
     expect(await bytecode.prepare("any")).toBeNull();
     expect(bytecode.builds).toBe(0);
+  });
+});
+
+describe("RuntimeBytecode's sweep of old zips", () => {
+  const DAY = 24 * 3600 * 1000;
+  /** A file in `dir` last modified `days` ago. */
+  function aged(dir: string, name: string, days: number): string {
+    const path = join(dir, name);
+    writeFileSync(path, "x");
+    const when = new Date(Date.now() - days * DAY);
+    utimesSync(path, when, when);
+    return path;
+  }
+
+  it("deletes zips and build leftovers untouched for 7 days, never the one in use nor a file it did not write", async () => {
+    const runtime = runtimeCopy();
+    const { bytecode, dir } = cache(runtime);
+    const old = "klbr-" + "a".repeat(32) + ".zip";
+    const recent = "klbr-" + "b".repeat(32) + ".zip";
+    aged(dir!, old, 8);
+    aged(dir!, recent, 6);
+    aged(dir!, ".klbr-crashed.tmp", 8);
+    aged(dir!, "klbr-notmine.zip", 30);
+    aged(dir!, "notes.txt", 30);
+    const zip = await bytecode.prepare(runtimeFingerprint(runtime));
+    expect(zip).not.toBeNull();
+    expect(readdirSync(dir!).sort()).toEqual([recent, zip!.slice(dir!.length + 1), "klbr-notmine.zip", "notes.txt"].sort());
+  });
+
+  it("keeps the zip in use even when its mtime is old: a host touches it as it starts", async () => {
+    const runtime = runtimeCopy();
+    const { bytecode, dir } = cache(runtime);
+    const fingerprint = runtimeFingerprint(runtime);
+    const zip = (await bytecode.prepare(fingerprint))!;
+    const when = new Date(Date.now() - 30 * DAY);
+    utimesSync(zip, when, when);
+    // Another host's start sweeps: the zip was touched by no one for 30 days, so it goes...
+    expect(bytecode.sweep("/elsewhere")).toEqual([zip.slice(dir!.length + 1)]);
+    // ...while this host's own start touches it before sweeping.
+    const again = (await bytecode.prepare(fingerprint))!;
+    expect(Date.now() - statSync(again).mtimeMs).toBeLessThan(DAY);
+    expect(bytecode.sweep("/elsewhere", Date.now() + 6 * DAY)).toEqual([]);
+    expect(bytecode.sweep("/elsewhere", Date.now() + 8 * DAY)).toEqual([zip.slice(dir!.length + 1)]);
   });
 });

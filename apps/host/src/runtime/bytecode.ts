@@ -1,6 +1,6 @@
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, realpathSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, realpathSync, statSync, unlinkSync, utimesSync } from "node:fs";
 import { join } from "node:path";
 import envPaths from "env-paths";
 
@@ -43,6 +43,19 @@ export function defaultBytecodeDir(env: NodeJS.ProcessEnv = process.env): string
   return fromEnv || join(envPaths("klbr", { suffix: "" }).cache, "bytecode");
 }
 
+/**
+ * A zip nobody touched for this long is deleted at a host's start: every host touches the zip it
+ * uses when it starts, as it starts workers (at most hourly) and daily while it runs, since its
+ * live workers import from the zip lazily. Other hosts of the same user may use other zips.
+ */
+export const BYTECODE_STALE_MS = 7 * 24 * 3600 * 1000;
+/** How often a running host touches its zip at most (on worker starts) and at least (a timer). */
+const TOUCH_EVERY_MS = 3600 * 1000;
+const KEEP_ALIVE_MS = 24 * 3600 * 1000;
+/** The files this cache writes: its zips, and the temporary file of a build (left by a crash). */
+const ZIP_NAME = /^klbr-[0-9a-f]{32}\.zip$/;
+const TEMP_NAME = /^\.klbr-.*\.tmp$/;
+
 /** What the bytecode cache needs: the interpreter, the runtime, the directory it owns, and where a failure goes. */
 export interface BytecodeOptions {
   python: string;
@@ -72,6 +85,8 @@ export class RuntimeBytecode {
   private interpreter: string | null = null;
   /** Builds started so far (a test counts them). */
   builds = 0;
+  private touchedAt = 0;
+  private keepAlive: NodeJS.Timeout | null = null;
 
   constructor(private readonly opts: BytecodeOptions) {}
 
@@ -79,7 +94,10 @@ export class RuntimeBytecode {
   current(fingerprint: string): string | null {
     const path = this.pathOf(fingerprint);
     if (path === null) return null;
-    if (existsSync(path)) return path;
+    if (existsSync(path)) {
+      if (Date.now() - this.touchedAt >= TOUCH_EVERY_MS) this.touch(path);
+      return path;
+    }
     void this.build(path);
     return null;
   }
@@ -89,7 +107,56 @@ export class RuntimeBytecode {
     const path = this.pathOf(fingerprint);
     if (path === null) return null;
     if (!existsSync(path)) await this.build(path);
-    return existsSync(path) ? path : null;
+    if (!existsSync(path)) return null;
+    this.touch(path);
+    this.sweep(path);
+    if (this.keepAlive === null) {
+      // Unref'd: it lives as long as the host process, and never keeps it alive.
+      this.keepAlive = setInterval(() => this.touch(path), KEEP_ALIVE_MS);
+      this.keepAlive.unref();
+    }
+    return path;
+  }
+
+  /** Mark `path` as in use now (its mtime): no sweep of another host deletes it. */
+  private touch(path: string): void {
+    this.touchedAt = Date.now();
+    try {
+      const now = new Date(this.touchedAt);
+      utimesSync(path, now, now);
+    } catch {
+      // Not ours to touch (another user's directory): the sweep of that user is not ours either.
+    }
+  }
+
+  /**
+   * Delete this cache's zips that no host touched for {@link BYTECODE_STALE_MS}, except `keep`, and
+   * build leftovers as old: the directory used to grow by one zip per runtime and interpreter.
+   * Returns the names deleted. Only names this cache writes are looked at.
+   */
+  sweep(keep: string, now = Date.now()): string[] {
+    const { dir } = this.opts;
+    if (dir === null) return [];
+    let names: string[];
+    try {
+      names = readdirSync(dir);
+    } catch {
+      return [];
+    }
+    const deleted: string[] = [];
+    for (const name of names) {
+      if (!ZIP_NAME.test(name) && !TEMP_NAME.test(name)) continue;
+      const path = join(dir, name);
+      if (path === keep) continue;
+      try {
+        if (now - statSync(path).mtimeMs < BYTECODE_STALE_MS) continue;
+        unlinkSync(path);
+        deleted.push(name);
+      } catch {
+        // gone meanwhile, or not ours to delete
+      }
+    }
+    return deleted;
   }
 
   /** The zip's path for `fingerprint` (null when off or the interpreter cannot be looked at). */

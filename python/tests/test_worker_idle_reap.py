@@ -11,7 +11,6 @@ import time
 
 import pytest
 
-from klbr.worker.server import REAP_IDLE_INTERVAL
 from test_worker_support import FakeHost, wait_for
 
 
@@ -50,14 +49,3 @@ def test_an_idle_childless_worker_stays_asleep(host):
     # (a scan every second would be two or three wake-ups in any 2.5 s).
     assert quiet_for(host.proc.pid, 2.5, timeout=10)
 
-
-def test_a_child_exiting_while_idle_wakes_the_scans(host):
-    # A thread the cell leaves behind starts a child once the worker is idle, and does not wait for it.
-    code = "import subprocess, threading\nthreading.Timer(5.0, lambda: subprocess.Popen(['true'])).start()"
-    assert host.execute(code)["status"] == "ok"
-    assert quiet_for(host.proc.pid, 1.5, timeout=4.8)
-    before = wakeups(host.proc.pid)
-    # Its zombie is a child: the scans resume, one a second while it is there. The SIGCHLD goes to
-    # the thread that started the child (this Timer's), not the sleeping main thread, so the
-    # backstop may be what notices it.
-    assert wait_for(lambda: wakeups(host.proc.pid) >= before + 3, REAP_IDLE_INTERVAL + 6)

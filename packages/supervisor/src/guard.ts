@@ -82,22 +82,5 @@ export function watchGuard(stream: Readable | null | undefined): GuardReport {
 
 /** Read the guard's status line from its status pipe (resolves once the line or the end arrived). */
 export function readGuardStatus(stream: Readable | null | undefined): Promise<GuardStatus> {
-  if (!stream) return Promise.resolve({ error: "no guard status pipe", reported: false });
-  return new Promise((resolve) => {
-    let text = "";
-    let done = false;
-    const finish = () => {
-      if (done) return;
-      done = true;
-      stream.destroy();
-      resolve(parseGuardStatus(text));
-    };
-    stream.on("data", (chunk: Buffer | string) => {
-      text += chunk.toString();
-      if (text.includes("\n")) finish();
-    });
-    stream.once("end", finish);
-    stream.once("close", finish);
-    stream.once("error", finish);
-  });
+  return watchGuard(stream).status;
 }

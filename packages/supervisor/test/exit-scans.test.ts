@@ -43,11 +43,17 @@ describe("the guard's clean report", () => {
   });
 });
 
+/** A Python worker whose cell left a setsid'd `sleep` running, and that sleep's pid. */
+async function withBackground() {
+  const worker = await startPython();
+  const done = await worker.execute(BACKGROUND);
+  const bg = Number(done.kind === "cell" ? done.output.map((o) => o.text).join("") : NaN);
+  return { worker, bg };
+}
+
 describe("a workbench's exit reads only its own tree when the guard swept clean", () => {
   it("shutdown: no scan of every process, and the setsid'd background process is dead", async () => {
-    const worker = await startPython();
-    const done = await worker.execute(BACKGROUND);
-    const bg = Number(done.kind === "cell" ? done.output.map((o) => o.text).join("") : NaN);
+    const { worker, bg } = await withBackground();
     expect(isAlive(bg)).toBe(true);
     const before = machineScans.count;
     await worker.shutdown();
@@ -56,9 +62,7 @@ describe("a workbench's exit reads only its own tree when the guard swept clean"
   });
 
   it("a worker that exits on its own: the same", async () => {
-    const worker = await startPython();
-    const done = await worker.execute(BACKGROUND);
-    const bg = Number(done.kind === "cell" ? done.output.map((o) => o.text).join("") : NaN);
+    const { worker, bg } = await withBackground();
     const before = machineScans.count;
     expect(await worker.execute("import os\nos._exit(3)")).toMatchObject({ kind: "failed", exit: { code: 3 } });
     await worker.exited;
@@ -67,9 +71,7 @@ describe("a workbench's exit reads only its own tree when the guard swept clean"
   });
 
   it("a guard killed from outside did not sweep: the host searches the machine, and the orphan dies", async () => {
-    const worker = await startPython();
-    const done = await worker.execute(BACKGROUND);
-    const bg = Number(done.kind === "cell" ? done.output.map((o) => o.text).join("") : NaN);
+    const { worker, bg } = await withBackground();
     const guard = readProc(worker.pid)!.ppid;
     const before = machineScans.count;
     try {

@@ -183,7 +183,7 @@ async function run(n: number, culling: boolean): Promise<RunResult> {
 
 const MiB = (b: number) => `${(b / 1048576).toFixed(0)} MiB`;
 const MiB1 = (b: number) => `${(b / 1048576).toFixed(1)} MiB`;
-const pct = (s: number[]) => `p50 ${percentile(s, 50).toFixed(1)} / p99 ${percentile(s, 99).toFixed(1)} ms (${s.length})`;
+const pct = (s: number[]) => (s.length === 0 ? "none" : `p50 ${percentile(s, 50).toFixed(1)} / p99 ${percentile(s, 99).toFixed(1)} ms (${s.length})`);
 function report(r: RunResult, base?: RunResult): void {
   const per = r.peak.live > 0 ? `${MiB1(r.peak.rss / r.peak.live)} RSS, ${MiB1(r.peak.pss / r.peak.live)} PSS` : "n/a";
   console.log(`${r.label}`);

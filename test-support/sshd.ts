@@ -37,6 +37,9 @@ export interface TestSshd {
 
 const SSHD = ["/usr/sbin/sshd", "/usr/local/sbin/sshd", "/usr/bin/sshd"].find((p) => existsSync(p));
 
+/** Python that makes itself a child subreaper (prctl 36) and execs its arguments. */
+const SUBREAPER_EXEC = "import ctypes, os, sys; ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0) == 0 or sys.exit('prctl(PR_SET_CHILD_SUBREAPER) failed'); os.execv(sys.argv[1], sys.argv[1:])";
+
 /**
  * The interpreter the remote side runs: the one the local workers use (KLBR_PYTHON, else the real
  * `sys.executable` of `python3` on this PATH), by absolute path, since sshd's PATH may find another.
@@ -145,6 +148,7 @@ async function start(): Promise<TestSshd> {
     writeFileSync(join(dir, "authorized_keys"), readFileSync(join(dir, "client_key.pub")), { mode: 0o600 });
     // The privilege separation directory sshd insists on (root only; Debian creates it at boot).
     if (process.getuid?.() === 0) mkdirSync("/run/sshd", { recursive: true, mode: 0o755 });
+    const python = testPython();
     let lastError: unknown;
     for (let attempt = 0; attempt < 5; attempt++) {
       const port = await freePort();
@@ -174,7 +178,11 @@ async function start(): Promise<TestSshd> {
           "",
         ].join("\n"),
       );
-      const child = spawn(SSHD, ["-D", "-e", "-f", config], { stdio: ["ignore", "ignore", "pipe"] });
+      // sshd runs as a child subreaper (the attribute survives the exec): a process of a session
+      // whose parents exit first (a keeper still killing its tree after sshd closed the
+      // connection) stays below the listener until it is gone, so "nothing below sshd" means
+      // nothing of any session is left, not that it was reparented to init.
+      const child = spawn(python, ["-I", "-S", "-c", SUBREAPER_EXEC, SSHD, "-D", "-e", "-f", config], { stdio: ["ignore", "ignore", "pipe"] });
       child.stderr?.resume();
       try {
         await listening(child);
@@ -184,7 +192,6 @@ async function start(): Promise<TestSshd> {
         continue;
       }
       const pid = child.pid!;
-      const python = testPython();
       const hostKey = readFileSync(join(dir, "host_key.pub"), "utf8").trim().split(" ").slice(0, 2).join(" ");
       const otherKey = readFileSync(join(dir, "other_key.pub"), "utf8").trim().split(" ").slice(0, 2).join(" ");
       writeFileSync(join(dir, "known_hosts"), `[127.0.0.1]:${port} ${hostKey}\n`);

@@ -5,6 +5,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, 
 import { createServer } from "node:net";
 import { userInfo } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 
 /** One running test sshd. */
 export interface TestSshd {
@@ -37,8 +38,17 @@ export interface TestSshd {
 
 const SSHD = ["/usr/sbin/sshd", "/usr/local/sbin/sshd", "/usr/bin/sshd"].find((p) => existsSync(p));
 
-/** Python that makes itself a child subreaper (prctl 36) and execs its arguments. */
-const SUBREAPER_EXEC = "import ctypes, os, sys; ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0) == 0 or sys.exit('prctl(PR_SET_CHILD_SUBREAPER) failed'); os.execv(sys.argv[1], sys.argv[1:])";
+/** This repository's Python runtime, whose `set_child_subreaper` the sshd wrapper calls. */
+const PYTHON_RUNTIME = fileURLToPath(new URL("../python", import.meta.url));
+
+/** Python that becomes a child subreaper (the worker runtime's own call) and execs its arguments. */
+const SUBREAPER_EXEC = [
+  "import os, sys",
+  "sys.path.insert(0, sys.argv[1])",
+  "from klbr.worker.reaper import set_child_subreaper",
+  "set_child_subreaper() or sys.exit('prctl(PR_SET_CHILD_SUBREAPER) failed')",
+  "os.execv(sys.argv[2], sys.argv[2:])",
+].join("\n");
 
 /**
  * The interpreter the remote side runs: the one the local workers use (KLBR_PYTHON, else the real
@@ -182,7 +192,7 @@ async function start(): Promise<TestSshd> {
       // whose parents exit first (a keeper still killing its tree after sshd closed the
       // connection) stays below the listener until it is gone, so "nothing below sshd" means
       // nothing of any session is left, not that it was reparented to init.
-      const child = spawn(python, ["-I", "-S", "-c", SUBREAPER_EXEC, SSHD, "-D", "-e", "-f", config], { stdio: ["ignore", "ignore", "pipe"] });
+      const child = spawn(python, ["-I", "-S", "-c", SUBREAPER_EXEC, PYTHON_RUNTIME, SSHD, "-D", "-e", "-f", config], { stdio: ["ignore", "ignore", "pipe"] });
       child.stderr?.resume();
       try {
         await listening(child);

@@ -7,7 +7,7 @@ import { sharedTestConfig } from "../../vitest.shared.ts";
 export default defineConfig({
   test: {
     projects: [
-      mergeConfig(sharedTestConfig, defineProject({ test: { name: "host", globalSetup: ["test/global-setup.ts"], exclude: [...configDefaults.exclude, "test/real-model/**"] } })),
+      mergeConfig(sharedTestConfig, defineProject({ test: { name: "host", globalSetup: ["test/global-setup.ts", "test/pg-global-setup.ts"], exclude: [...configDefaults.exclude, "test/real-model/**"] } })),
       defineProject({
         resolve: sharedTestConfig.resolve,
         ssr: sharedTestConfig.ssr,

@@ -1,6 +1,9 @@
 import { sql } from "drizzle-orm";
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
+// Hosts and leases (C21) live in their own file; re-exported so drizzle-kit and HostDb see them.
+export { hosts, leases } from "./schema-hosts";
+
 /**
  * The host's durable log. Every table is append-mostly: a row is written when the host
  * observes something, and updated only to close it (an execution ends, a wait wakes).

@@ -1,0 +1,91 @@
+import { join } from "node:path";
+import { drizzle, type NodePgDatabase } from "drizzle-orm/node-postgres";
+import { migrate } from "drizzle-orm/node-postgres/migrator";
+import pg from "pg";
+import { hostPackageRoot } from "../paths";
+import * as pgSchema from "./pg-schema";
+
+/** The host's drizzle handle over PostgreSQL (C21). */
+export type PgHostDb = NodePgDatabase<typeof pgSchema>;
+
+/** An open PostgreSQL store: the pool (ended by `close`) and the drizzle handle over it. */
+export interface PgHost {
+  readonly pool: pg.Pool;
+  readonly db: PgHostDb;
+  close(): Promise<void>;
+}
+
+/** The host's migrations table, as in SQLite, in the public schema. */
+export const PG_MIGRATIONS = { table: "__klbr_host_migrations", schema: "public" } as const;
+
+/**
+ * The advisory lock every host takes around its migrations: ("klbr" as an int4, 1). drizzle's
+ * migrator reads the last applied migration outside its transaction, so two hosts starting at once
+ * would both apply everything; the lock makes the second wait, then find nothing to do.
+ */
+export const MIGRATION_LOCK: readonly [number, number] = [0x6b6c6272, 1];
+
+/** Where the host's PostgreSQL migrations live (drizzle-kit, `pnpm db:generate:pg`). */
+export function pgMigrationsFolder(): string {
+  return join(hostPackageRoot(), "drizzle-pg");
+}
+
+/** Settings of the pool a host opens. */
+export interface PgOpenOptions {
+  /** Connections at most (default 10). */
+  max?: number;
+  /** Where connection errors that no query is waiting on are reported (default: ignored). */
+  onError?: (error: Error) => void;
+}
+
+/**
+ * Open a pool on `url` (`postgres://...`, a `?host=/dir` socket too). node-postgres emits `error`
+ * on a client whose connection drops (PostgreSQL restarted, the network cut): with no listener
+ * that is an uncaught exception that kills the host. The pool listens for idle clients; every
+ * client also gets a listener of its own for while it is checked out, where the waiting query
+ * rejects anyway. A broken client is never reused: pg-pool drops a released client that is no
+ * longer queryable, so the next checkout opens a fresh connection.
+ */
+export function openPostgres(url: string, options: PgOpenOptions = {}): PgHost {
+  const report = options.onError ?? (() => {});
+  const pool = new pg.Pool({ connectionString: url, max: options.max ?? 10 });
+  pool.on("error", report);
+  pool.on("connect", (client) => client.on("error", report));
+  const db = drizzle(pool, { schema: pgSchema });
+  return { pool, db, close: () => pool.end() };
+}
+
+/** Apply the host's PostgreSQL migrations under the advisory lock, on one connection of the pool. */
+export async function migratePostgres(pool: pg.Pool, folder = pgMigrationsFolder()): Promise<void> {
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  try {
+    // Session-level: if this host dies holding it, PostgreSQL releases it with the connection.
+    await client.query("SELECT pg_advisory_lock($1, $2)", [...MIGRATION_LOCK]);
+    try {
+      await migrate(drizzle(client), { migrationsFolder: folder, migrationsTable: PG_MIGRATIONS.table, migrationsSchema: PG_MIGRATIONS.schema });
+    } finally {
+      await client.query("SELECT pg_advisory_unlock($1, $2)", [...MIGRATION_LOCK]);
+    }
+  } catch (error) {
+    broken = error as Error;
+    throw error;
+  } finally {
+    client.release(broken);
+  }
+}
+
+/** SQLSTATE classes and node-postgres messages that mean the connection, not the statement, failed. */
+const CONNECTION_STATES = new Set(["57P01", "57P02", "57P03", "08000", "08003", "08006", "08001", "08004"]);
+
+/**
+ * Whether an error says the connection went away (server restarted or shut down, socket gone), so
+ * the statement may be retried on a fresh connection when it is idempotent. A COMMIT cut off this
+ * way has an unknown outcome: a caller retrying a write must make it idempotent first.
+ */
+export function isConnectionError(error: unknown): boolean {
+  const e = error as { code?: string; message?: string } | null;
+  if (!e) return false;
+  if (e.code && (CONNECTION_STATES.has(e.code) || e.code === "ECONNREFUSED" || e.code === "ENOENT" || e.code === "ECONNRESET" || e.code === "EPIPE")) return true;
+  return /Connection terminated|not queryable|terminating connection/i.test(e.message ?? "");
+}

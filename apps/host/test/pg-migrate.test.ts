@@ -1,0 +1,57 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { getTableConfig, PgTable } from "drizzle-orm/pg-core";
+import { is } from "drizzle-orm";
+import { afterAll, beforeAll, expect, test } from "vitest";
+import { testDatabase } from "../../../test-support/postgres";
+import { migratePostgres, openPostgres, PG_MIGRATIONS, pgMigrationsFolder, type PgHost } from "../src/db/pg-open";
+import * as pgSchema from "../src/db/pg-schema";
+
+let db: Awaited<ReturnType<typeof testDatabase>>;
+beforeAll(async () => {
+  db = await testDatabase();
+});
+afterAll(async () => {
+  await db?.stop();
+});
+
+const journal = () => (JSON.parse(readFileSync(join(pgMigrationsFolder(), "meta", "_journal.json"), "utf8")) as { entries: Array<{ when: number }> }).entries;
+
+test("three hosts starting at once on a fresh database: each migrates under the advisory lock, every migration applied once", async (ctx) => {
+  if (db.skip) return ctx.skip(db.skip);
+  // Separate pools, as three hosts have: each its own connections, none sharing a session.
+  const hosts: PgHost[] = [0, 1, 2].map(() => openPostgres(db.url!, { max: 2 }));
+  try {
+    await Promise.all(hosts.map((h) => migratePostgres(h.pool)));
+    const { rows } = await hosts[0]!.pool.query(`SELECT created_at FROM "${PG_MIGRATIONS.schema}"."${PG_MIGRATIONS.table}" ORDER BY id`);
+    expect(rows.map((r: { created_at: string }) => Number(r.created_at))).toEqual(journal().map((e) => e.when));
+    // A later start finds nothing to do.
+    await migratePostgres(hosts[1]!.pool);
+    const again = await hosts[0]!.pool.query(`SELECT count(*)::int AS n FROM "${PG_MIGRATIONS.schema}"."${PG_MIGRATIONS.table}"`);
+    expect(again.rows[0].n).toBe(journal().length);
+  } finally {
+    await Promise.all(hosts.map((h) => h.close()));
+  }
+});
+
+test("the migrated database has exactly the columns pg-schema.ts declares (the migrations did not drift from the schema)", async (ctx) => {
+  if (db.skip) return ctx.skip(db.skip);
+  const host = openPostgres(db.url!, { max: 1 });
+  try {
+    await migratePostgres(host.pool);
+    const { rows } = await host.pool.query<{ table_name: string; column_name: string; data_type: string; is_nullable: string }>(
+      "SELECT table_name, column_name, data_type, is_nullable FROM information_schema.columns WHERE table_schema = 'public' AND table_name <> $1",
+      [PG_MIGRATIONS.table],
+    );
+    const actual = rows.map((r) => `${r.table_name}.${r.column_name} ${r.data_type} ${r.is_nullable === "NO" ? "not null" : "null"}`).sort();
+    const declared: string[] = [];
+    for (const value of Object.values(pgSchema)) {
+      if (!is(value, PgTable)) continue;
+      const config = getTableConfig(value);
+      for (const c of config.columns) declared.push(`${config.name}.${c.name} ${c.getSQLType() === "bigint" ? "bigint" : c.getSQLType()} ${c.notNull ? "not null" : "null"}`);
+    }
+    expect(actual).toEqual(declared.sort());
+  } finally {
+    await host.close();
+  }
+});

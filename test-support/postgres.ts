@@ -27,8 +27,12 @@ export interface TestPostgres {
   createDatabase(name?: string): string;
   /** The postmaster's pid (read from postmaster.pid; changes across restart). */
   pid(): number;
-  /** `pg_ctl restart -m fast`: every open connection is cut, the cluster is back when this returns. */
-  restart(): void;
+  /**
+   * `pg_ctl restart -m fast`: every open connection is cut, the cluster is back when this resolves.
+   * Asynchronous on purpose: this process's event loop keeps running meanwhile, as a host's does,
+   * so its pools see their connections drop when they drop.
+   */
+  restart(): Promise<void>;
   /** Stop the cluster and remove its directory; resolves once both are done. */
   stop(): Promise<void>;
 }
@@ -69,6 +73,18 @@ function psql(bin: string, dir: string, statement: string): void {
 }
 
 const urlOf = (dir: string, database: string) => `postgresql://${USER}@localhost:${PORT}/${database}?host=${encodeURIComponent(dir)}`;
+
+/** `run` without blocking the event loop. */
+function runAsync(argv: string[], cwd: string): Promise<void> {
+  const [cmd, ...args] = argv;
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd!, args, { cwd, stdio: ["ignore", "ignore", "pipe"] });
+    let stderr = "";
+    child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+    child.once("error", reject);
+    child.once("exit", (code, signal) => (code === 0 ? resolve() : reject(new Error(`${argv.join(" ")} exited ${code ?? signal}: ${stderr.trim()}`))));
+  });
+}
 
 function run(argv: string[], cwd: string): void {
   const [cmd, ...args] = argv;
@@ -147,7 +163,7 @@ export async function startPostgres(options: StartOptions = {}): Promise<TestPos
       return urlOf(dir, name);
     },
     pid: () => Number(readFileSync(join(data, "postmaster.pid"), "utf8").split("\n")[0]),
-    restart: () => pgCtl("-l", join(dir, "postgres.log"), "-m", "fast", "-w", "-t", "60", "restart"),
+    restart: () => runAsync([...prefix, join(bin, "pg_ctl"), "-D", data, "-l", join(dir, "postgres.log"), "-m", "fast", "-w", "-t", "60", "restart"], dir),
     stop,
   };
 }

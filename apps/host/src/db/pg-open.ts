@@ -77,6 +77,7 @@ export async function migratePostgres(pool: pg.Pool, folder = pgMigrationsFolder
 
 /** SQLSTATE classes and node-postgres messages that mean the connection, not the statement, failed. */
 const CONNECTION_STATES = new Set(["57P01", "57P02", "57P03", "08000", "08003", "08006", "08001", "08004"]);
+const SOCKET_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ENOENT", "EPIPE"]);
 
 /**
  * Whether an error says the connection went away (server restarted or shut down, socket gone), so
@@ -84,8 +85,10 @@ const CONNECTION_STATES = new Set(["57P01", "57P02", "57P03", "08000", "08003", 
  * way has an unknown outcome: a caller retrying a write must make it idempotent first.
  */
 export function isConnectionError(error: unknown): boolean {
-  const e = error as { code?: string; message?: string } | null;
-  if (!e) return false;
-  if (e.code && (CONNECTION_STATES.has(e.code) || e.code === "ECONNREFUSED" || e.code === "ENOENT" || e.code === "ECONNRESET" || e.code === "EPIPE")) return true;
-  return /Connection terminated|not queryable|terminating connection/i.test(e.message ?? "");
+  // drizzle wraps the driver's error (DrizzleQueryError "Failed query: ..."), keeping it as `cause`.
+  for (let e = error as { code?: string; message?: string; cause?: unknown } | null, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
+    if (e.code && (CONNECTION_STATES.has(e.code) || SOCKET_CODES.has(e.code))) return true;
+    if (/Connection terminated|not queryable|terminating connection/i.test(e.message ?? "")) return true;
+  }
+  return false;
 }

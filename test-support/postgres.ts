@@ -109,9 +109,10 @@ export interface StartOptions {
 export async function startPostgres(options: StartOptions = {}): Promise<TestPostgres> {
   const bin = postgresBinDir();
   if (!bin) throw new Error(postgresMissing()!);
-  // Short: the socket path ($dir/.s.PGSQL.5432) must fit in sun_path (108 bytes).
-  const dir = mkdtempSync(join(tmpdir(), "klbr-pg-"));
   const as = runAs();
+  // Short: the socket path ($dir/.s.PGSQL.5432) must fit in sun_path (108 bytes). As root the
+  // cluster's user must reach it, which root's own TMPDIR may not let it: /tmp then.
+  const dir = mkdtempSync(join(as ? "/tmp" : tmpdir(), "klbr-pg-"));
   if (as) chownSync(dir, as.uid, as.gid);
   const prefix = as?.prefix ?? [];
   const watchdog: ChildProcess = spawn("sh", ["-c", WATCHDOG], {

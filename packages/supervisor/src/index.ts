@@ -21,6 +21,8 @@ export type {
 export type { WorkerSandbox } from "./options.js";
 export { LIVE_OUTPUT_FLAG } from "./live-output.js";
 export type { CellOutput, OutputListener } from "./live-output.js";
+export { DISPLAY_FLAG } from "./display.js";
+export type { CellDisplay, DisplayListener } from "./display.js";
 export { DEFAULTS } from "./options.js";
 
 // Completions and exits

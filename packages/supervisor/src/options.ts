@@ -1,3 +1,4 @@
+import type { DisplayListener } from "./display.js";
 import type { OutputListener } from "./live-output.js";
 import type { CellCompletion, HookCompletion, InterruptOutcome, WorkerExit } from "./completion.js";
 import type { CellUsage, LimitsMechanism } from "./limits/index.js";
@@ -63,6 +64,12 @@ export interface StartWorkerOptions {
    * handed to its `onOutput` while it runs. Without it an `output` message invalidates the worker.
    */
   liveOutput?: boolean;
+  /**
+   * C20 rich display: the workbench is started with `--display` and each execution's displays are
+   * handed to its `onDisplay` while it runs; its completion then carries `displays_dropped`.
+   * Without it a `display` message (or a `displays_dropped`) invalidates the worker.
+   */
+  display?: boolean;
   /** Hello fields that must match when stated. */
   expect?: { revision?: string | null; skills?: string | null };
   handshakeTimeoutMs?: number;
@@ -137,6 +144,8 @@ export interface ExecuteOptions {
   signal?: AbortSignal;
   /** The cell's live output (C16, with `liveOutput`), in order, all of it before the completion resolves. */
   onOutput?: OutputListener;
+  /** The cell's displays (C20, with `display`), in seq order, all of them before the completion resolves. */
+  onDisplay?: DisplayListener;
 }
 
 /** A supervised worker process. */

@@ -59,8 +59,15 @@ __all__ = [
     "LIVE_OUTPUT_STREAMS",
     "MAX_LIVE_OUTPUT_TEXT_BYTES",
     "OUTPUT_SEQUENCE_MEMORY",
+    "MAX_DISPLAYS_PER_CELL",
+    "MAX_MIME_TYPE_LENGTH",
+    "BINARY_DISPLAY_MIMES",
+    "DISPLAY_OMITTED_KEY",
+    "DisplaySequence",
     "EnvelopeError",
     "OutputSequence",
+    "is_encoded_image",
+    "is_mime_type",
     "canonical_method",
     "is_digest",
     "is_error_code",
@@ -91,6 +98,14 @@ MAX_OUTPUT_RECORDS = 256
 MAX_OUTPUT_TEXT_BYTES = 65_536
 #: ``output`` (C16) ``text`` is 1..this many UTF-8 bytes.
 MAX_LIVE_OUTPUT_TEXT_BYTES = 16_384
+#: Most ``display`` messages (C20) one cell may send; more are counted in its ``displays_dropped``.
+MAX_DISPLAYS_PER_CELL = 32
+#: Longest MIME type a display bundle may use as a key (RFC 6838: 127 + "/" + 127).
+MAX_MIME_TYPE_LENGTH = 255
+#: The display bundle types that are bytes, sent as canonical base64 (C20).
+BINARY_DISPLAY_MIMES = ("image/jpeg", "image/png")
+#: The metadata key naming what a display left out to fit one frame: ``{mime: bytes}`` (C20).
+DISPLAY_OMITTED_KEY = "klbr/omitted"
 #: Completed operation ids an :class:`OutputSequence` remembers to name an ``output`` after ``completed``.
 OUTPUT_SEQUENCE_MEMORY = 256
 #: Longest cell traceback or worker failure text, in UTF-8 bytes.
@@ -152,6 +167,14 @@ ENVELOPE_ERROR_CODES = (
     "ENVELOPE_OUTPUT_UNKNOWN_OPERATION",
     "ENVELOPE_OUTPUT_AFTER_COMPLETED",
     "ENVELOPE_OUTPUT_SEQUENCE",
+    # C20 rich display: a bundle's keys and bytes (one message), then the connection state (DisplaySequence).
+    "ENVELOPE_DISPLAY_MIME",
+    "ENVELOPE_DISPLAY_ENCODING",
+    "ENVELOPE_DISPLAY_NOT_NEGOTIATED",
+    "ENVELOPE_DISPLAY_UNKNOWN_OPERATION",
+    "ENVELOPE_DISPLAY_AFTER_COMPLETED",
+    "ENVELOPE_DISPLAY_SEQUENCE",
+    "ENVELOPE_DISPLAY_DROPPED",
 )
 
 _MAX_SAFE_INTEGER = 2**53 - 1
@@ -646,6 +669,138 @@ _output = _check(
     f"at most {MAX_OUTPUT_TEXT_BYTES} UTF-8 bytes of text in all",
 )
 
+# -- rich display (C20) -------------------------------------------------------------------------
+
+# RFC 6838 restricted names, lowercase only (a bundle's keys are compared as strings, so one spelling).
+_MIME = re.compile(r"[a-z0-9][a-z0-9!#$&^_.+\-]*/[a-z0-9][a-z0-9!#$&^_.+\-]*")
+_BASE64_BODY = re.compile(r"[A-Za-z0-9+/]*")
+_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+_SIGNATURES = {"image/png": b"\x89PNG\r\n\x1a\n", "image/jpeg": b"\xff\xd8\xff"}
+_MIME_EXPECTED = "a MIME type: lowercase type/subtype of at most 255 characters, not klbr/*"
+_METADATA_KEY_EXPECTED = (
+    f"a MIME type: lowercase type/subtype of at most 255 characters (of klbr/*, only {DISPLAY_OMITTED_KEY})"
+)
+
+
+def is_mime_type(value: Any) -> bool:
+    """True for a MIME type a display bundle may use as a key: lowercase ``type/subtype``, at most 255 characters."""
+    return isinstance(value, str) and len(value) <= MAX_MIME_TYPE_LENGTH and _MIME.fullmatch(value) is not None
+
+
+def is_encoded_image(mime: str, text: str) -> bool:
+    """True when ``text`` is canonical base64 (RFC 4648 section 4: padded, no line breaks, zero pad
+    bits) of bytes starting with ``mime``'s signature (``image/png``, ``image/jpeg``)."""
+    signature = _SIGNATURES.get(mime)
+    if signature is None or not isinstance(text, str) or not text or len(text) % 4:
+        return False
+    pad = 2 if text.endswith("==") else 1 if text.endswith("=") else 0
+    body = text[:-pad] if pad else text
+    if _BASE64_BODY.fullmatch(body) is None:
+        return False
+    if pad and _ALPHABET.index(body[-1]) % (16 if pad == 2 else 4):
+        return False
+    return _decode_head(body, len(signature)) == signature
+
+
+def _decode_head(body: str, count: int) -> bytes:
+    """The first ``count`` bytes of unpadded base64 ``body`` (fewer when it holds fewer)."""
+    out = bytearray()
+    bits = value = 0
+    for char in body:
+        if len(out) >= count:
+            break
+        value = ((value << 6) | _ALPHABET.index(char)) & 0xFFFF
+        bits += 6
+        if bits >= 8:
+            bits -= 8
+            out.append((value >> bits) & 0xFF)
+    return bytes(out)
+
+
+def _data_key(key: Any) -> bool:
+    return is_mime_type(key) and not key.startswith("klbr/")
+
+
+def _display_data(value: Any, path: Path) -> dict:
+    _object_value(value, path)
+    if "text/plain" not in value:
+        _fail("ENVELOPE_MISSING_FIELD", (*path, "text/plain"), _MISSING, "a text/plain representation")
+    for key in _js_key_order(value):
+        item = value[key]
+        if not _data_key(key):
+            _fail("ENVELOPE_DISPLAY_MIME", (*path, key), key, _MIME_EXPECTED)
+        if not isinstance(item, str):
+            _fail("ENVELOPE_INVALID_FIELD", (*path, key), item, "a string")
+        if key in BINARY_DISPLAY_MIMES and not is_encoded_image(key, item):
+            _fail("ENVELOPE_DISPLAY_ENCODING", (*path, key), item, "canonical base64 of bytes in that image format")
+    return value
+
+
+def _omitted_bytes(value: Any) -> bool:
+    # Number.isSafeInteger: an integral number (1 or 1.0, never a bool) within 2**53 - 1.
+    if not _is_number(value):
+        return False
+    integral = isinstance(value, int) or (math.isfinite(value) and value.is_integer())
+    return integral and 1 <= value <= _MAX_SAFE_INTEGER
+
+
+def _display_metadata(value: Any, path: Path) -> dict:
+    _object_value(value, path)
+    for key in _js_key_order(value):
+        item = value[key]
+        if not is_mime_type(key) or (key.startswith("klbr/") and key != DISPLAY_OMITTED_KEY):
+            _fail("ENVELOPE_DISPLAY_MIME", (*path, key), key, _METADATA_KEY_EXPECTED)
+        if not isinstance(item, dict):
+            _fail("ENVELOPE_NOT_OBJECT", (*path, key), item, "an object")
+        if key != DISPLAY_OMITTED_KEY:
+            continue
+        if not item:
+            _fail("ENVELOPE_INVALID_FIELD", (*path, key), item, "at least one omitted MIME type")
+        for mime in _js_key_order(item):
+            if not _data_key(mime):
+                _fail("ENVELOPE_DISPLAY_MIME", (*path, key, mime), mime, _MIME_EXPECTED)
+            if not _omitted_bytes(item[mime]):
+                _fail("ENVELOPE_INVALID_FIELD", (*path, key, mime), item[mime], "an integer >= 1 (the bytes omitted)")
+    return value
+
+
+def _seq_within_cell(value: Any, path: Path) -> int:
+    seq = _integer(0)(value, path)
+    if seq >= MAX_DISPLAYS_PER_CELL:
+        _fail(
+            "ENVELOPE_LIMIT_EXCEEDED",
+            path,
+            seq,
+            f"at most {MAX_DISPLAYS_PER_CELL} displays per cell (seq < {MAX_DISPLAYS_PER_CELL})",
+        )
+    return seq
+
+
+_display_fields = _strict(
+    ("kind", _kind("display")),
+    ("id", _identifier),
+    ("seq", _seq_within_cell),
+    ("data", _display_data),
+    ("metadata", _display_metadata),
+)
+
+
+def _display(value: Any, path: Path) -> dict:
+    message = _display_fields(value, path)
+    # The one rule across fields, after unknown fields: an omitted type is not also sent (text/plain, cut, may be).
+    omitted = message["metadata"].get(DISPLAY_OMITTED_KEY)
+    if omitted is not None:
+        for mime in _js_key_order(omitted):
+            if mime in message["data"] and mime != "text/plain":
+                _fail(
+                    "ENVELOPE_INVALID_FIELD",
+                    (*path, "metadata", DISPLAY_OMITTED_KEY, mime),
+                    mime,
+                    "a MIME type absent from data (only text/plain, cut to fit, may be in both)",
+                )
+    return message
+
+
 _completed_result = _variant(
     "kind",
     {
@@ -655,6 +810,8 @@ _completed_result = _variant(
             ("output", _output),
             ("truncated_bytes", _integer(0)),
             ("error", _nullable(_bounded_text(MAX_ERROR_BYTES))),
+            # C20: present exactly when the worker negotiated --display (DisplaySequence checks that).
+            _opt("displays_dropped", _integer(0)),
         ),
         "hook": _strict(("kind", _kind("hook")), ("value", _any_hook_result)),
         "failed": _strict(("kind", _kind("failed")), ("error", _bounded_text(MAX_ERROR_BYTES))),
@@ -706,6 +863,8 @@ _MESSAGES: dict[str, Validator] = {
         ("text", _non_empty_text(MAX_LIVE_OUTPUT_TEXT_BYTES)),
         ("dropped_bytes", _integer(0)),
     ),
+    # C20 rich display; the rules across messages are DisplaySequence's.
+    "display": _display,
     "interrupt": _strict(("kind", _kind("interrupt")), ("id", _identifier)),
     "shutdown": _strict(("kind", _kind("shutdown"))),
 }
@@ -911,6 +1070,81 @@ class OutputSequence:
         if message.get("seq") != expected or type(message.get("seq")) is bool:
             _fail("ENVELOPE_OUTPUT_SEQUENCE", ("seq",), message.get("seq"), f"seq {expected}")
         self._running[operation_id] = expected + 1
+
+    def _remember(self, operation_id: str) -> None:
+        self._completed[operation_id] = None
+        if len(self._completed) > OUTPUT_SEQUENCE_MEMORY:
+            del self._completed[next(iter(self._completed))]
+
+
+# -- rich display across messages (C20) -----------------------------------------------------------
+
+
+class DisplaySequence:
+    """Per-connection checker of ``display`` messages (C20), the twin of TypeScript's ``DisplaySequence``.
+
+    ``sent`` sees what the host sends (an ``execute`` starts an operation at seq 0); ``received``
+    sees what the worker sends (valid messages) and raises :class:`EnvelopeError` (paths relative
+    to the message) when a ``display`` is not negotiated, names no running ``execute``, follows its
+    ``completed`` or is out of order, and when a cell completion's ``displays_dropped`` is there
+    without ``--display``, missing with it, or above 0 before the cell sent all 32 it may.
+    """
+
+    __slots__ = ("negotiated", "_running", "_completed")
+
+    def __init__(self, negotiated: bool) -> None:
+        self.negotiated = negotiated
+        self._running: dict[str, int] = {}
+        self._completed: dict[str, None] = {}
+
+    def sent(self, message: dict) -> None:
+        """The host sent ``message`` to the worker."""
+        if message.get("kind") != "execute" or "id" not in message:
+            return
+        self._completed.pop(message["id"], None)
+        self._running[message["id"]] = 0
+
+    def received(self, message: dict) -> None:
+        """The worker sent ``message``; raises EnvelopeError when it breaks C20."""
+        kind = message.get("kind")
+        if kind == "display":
+            self._display(message)
+        elif kind == "completed":
+            sent = self._running.pop(message.get("id"), None)
+            if sent is None:
+                return
+            self._remember(message["id"])
+            result = message.get("result")
+            if isinstance(result, dict) and result.get("kind") == "cell":
+                self._dropped(result.get("displays_dropped"), sent)
+
+    def next_seq(self, operation_id: str) -> int | None:
+        """The seq the next ``display`` of ``operation_id`` must carry; None when it is not running."""
+        return self._running.get(operation_id)
+
+    def _display(self, message: dict) -> None:
+        if not self.negotiated:
+            _fail("ENVELOPE_DISPLAY_NOT_NEGOTIATED", ("kind",), message["kind"], "no display: the worker was not started with --display")
+        operation_id = message["id"]
+        expected = self._running.get(operation_id)
+        if expected is None:
+            if operation_id in self._completed:
+                _fail("ENVELOPE_DISPLAY_AFTER_COMPLETED", ("id",), operation_id, "the id of a running execute (this one completed)")
+            _fail("ENVELOPE_DISPLAY_UNKNOWN_OPERATION", ("id",), operation_id, "the id of a running execute")
+        if message.get("seq") != expected or type(message.get("seq")) is bool:
+            _fail("ENVELOPE_DISPLAY_SEQUENCE", ("seq",), message.get("seq"), f"seq {expected}")
+        self._running[operation_id] = expected + 1
+
+    def _dropped(self, count: Any, sent: int) -> None:
+        path = ("result", "displays_dropped")
+        if not self.negotiated:
+            if count is not None:
+                _fail("ENVELOPE_DISPLAY_NOT_NEGOTIATED", path, count, "no displays_dropped: the worker was not started with --display")
+            return
+        if count is None:
+            _fail("ENVELOPE_MISSING_FIELD", path, _MISSING, "displays_dropped (the worker was started with --display)")
+        if count > 0 and sent < MAX_DISPLAYS_PER_CELL:
+            _fail("ENVELOPE_DISPLAY_DROPPED", path, count, f"0: the cell sent {sent} of the {MAX_DISPLAYS_PER_CELL} displays it may")
 
     def _remember(self, operation_id: str) -> None:
         self._completed[operation_id] = None

@@ -60,8 +60,8 @@ describe("EnvelopeError", () => {
     );
   });
 
-  it("lists twelve distinct ENVELOPE_ codes", () => {
-    expect(new Set(ENVELOPE_ERROR_CODES).size).toBe(16);
+  it("lists twenty-three distinct ENVELOPE_ codes", () => {
+    expect(new Set(ENVELOPE_ERROR_CODES).size).toBe(23);
     for (const code of ENVELOPE_ERROR_CODES) expect(code).toMatch(/^ENVELOPE_[A-Z_]+$/);
   });
 

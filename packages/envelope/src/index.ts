@@ -8,6 +8,11 @@ export type { ExpectedIdentity } from "./envelope.js";
 export { OutputSequence } from "./output-sequence.js";
 export type { OutputSequenceOptions, SequencedMessage } from "./output-sequence.js";
 
+// C20 rich display: the bundle's predicates and the connection state
+export { DisplaySequence } from "./display-sequence.js";
+export type { DisplaySequenceOptions, DisplaySequencedMessage } from "./display-sequence.js";
+export { isMimeType, isEncodedImage, DisplayMessageSchema } from "./display.js";
+
 // Errors
 export { EnvelopeError, isEnvelopeError, ENVELOPE_ERROR_CODES } from "./error.js";
 export type { EnvelopeErrorCode } from "./error.js";
@@ -42,6 +47,10 @@ export {
   MAX_RUN_OUTPUT_BYTES,
   MAX_PRIORITY,
   HOOK_SLOTS,
+  MAX_DISPLAYS_PER_CELL,
+  MAX_MIME_TYPE_LENGTH,
+  BINARY_DISPLAY_MIMES,
+  DISPLAY_OMITTED_KEY,
 } from "./limits.js";
 export { ATTENTION_SOURCES } from "./hook.js";
 export { WORKER_ROLES, CELL_STATUSES, OUTPUT_STREAMS, LIVE_OUTPUT_STREAMS } from "./message.js";
@@ -89,6 +98,7 @@ export type {
   HostReplyMessage,
   CompletedMessage,
   OutputMessage,
+  DisplayMessage,
   InterruptMessage,
   ShutdownMessage,
   CompletedResult,

@@ -14,6 +14,14 @@ export const MAX_OUTPUT_RECORDS = 256;
 export const MAX_OUTPUT_TEXT_BYTES = 65_536;
 /** `output` (C16) `text` is 1..this many UTF-8 bytes. */
 export const MAX_LIVE_OUTPUT_TEXT_BYTES = 16_384;
+/** Most `display` messages (C20) one cell may send; more are counted in its `displays_dropped`. */
+export const MAX_DISPLAYS_PER_CELL = 32;
+/** Longest MIME type a display bundle may use as a key (RFC 6838: 127 + "/" + 127). */
+export const MAX_MIME_TYPE_LENGTH = 255;
+/** The display bundle types that are bytes, sent as canonical base64 (C20). */
+export const BINARY_DISPLAY_MIMES = ["image/jpeg", "image/png"] as const;
+/** The metadata key naming what a display left out to fit one frame: `{mime: bytes}` (C20). */
+export const DISPLAY_OMITTED_KEY = "klbr/omitted";
 /** Completed operation ids an {@link OutputSequence} remembers to name an `output` after `completed`. */
 export const OUTPUT_SEQUENCE_MEMORY = 256;
 /** Longest cell traceback or worker failure text, in UTF-8 bytes. */

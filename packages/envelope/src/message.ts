@@ -1,4 +1,5 @@
 import * as v from "valibot";
+import { DisplayMessageSchema } from "./display.js";
 import { AnyHookResultSchema, AttentionInputSchema, DeliveryInputSchema } from "./hook.js";
 import { HostRequestSchema } from "./host-request.js";
 import { isDigest } from "./identifier.js";
@@ -145,6 +146,8 @@ export const CellResultSchema = v.strictObject({
   output: outputRecords,
   truncated_bytes: integer(0),
   error: v.nullable(boundedText(MAX_ERROR_BYTES)),
+  // C20: displays past the 32 a cell may send; present exactly when the worker negotiated --display (DisplaySequence checks that).
+  displays_dropped: v.optional(integer(0)),
 });
 
 /** `completed` result of a hook invocation (the value of either slot). */
@@ -198,6 +201,7 @@ export const MessageSchema = variantOf("kind", [
   HostReplyMessageSchema,
   CompletedMessageSchema,
   OutputMessageSchema,
+  DisplayMessageSchema,
   InterruptMessageSchema,
   ShutdownMessageSchema,
 ]);

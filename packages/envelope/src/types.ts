@@ -8,6 +8,7 @@ import type {
   HookSlotSchema,
 } from "./hook.js";
 import type { HostRequestSchema } from "./host-request.js";
+import type { DisplayMessageSchema } from "./display.js";
 import type {
   CellResultSchema,
   CompletedMessageSchema,
@@ -48,6 +49,8 @@ export type HostReplyMessage = v.InferOutput<typeof HostReplyMessageSchema>;
 export type CompletedMessage = v.InferOutput<typeof CompletedMessageSchema>;
 /** `output` message (C16 live output). */
 export type OutputMessage = v.InferOutput<typeof OutputMessageSchema>;
+/** `display` message (C20 rich display). */
+export type DisplayMessage = v.InferOutput<typeof DisplayMessageSchema>;
 /** `interrupt` message. */
 export type InterruptMessage = v.InferOutput<typeof InterruptMessageSchema>;
 /** `shutdown` message. */

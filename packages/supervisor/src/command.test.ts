@@ -22,6 +22,13 @@ describe("workerCommand", () => {
     expect(cmd.args).not.toContain("--skills");
   });
 
+  it("--display (C20) and --live-output (C16) go to a workbench only", () => {
+    const opts = { ...base, command: ["x"], display: true, liveOutput: true };
+    expect(workerCommand({ ...opts, role: "workbench" }, "/s", "t", tag, undefined, {}).args.slice(-2)).toEqual(["--live-output", "--display"]);
+    expect(workerCommand(opts, "/s", "t", tag, undefined, {}).args).not.toContain("--display");
+    expect(workerCommand({ ...base, role: "workbench", command: ["x"] }, "/s", "t", tag, undefined, {}).args).not.toContain("--display");
+  });
+
   it("the token cannot be overridden by the caller's env", () => {
     expect(workerCommand({ ...base, command: ["x"], env: { KLBR_WORKER_TOKEN: "mine" } }, "/s", "real", tag, undefined, {}).env.KLBR_WORKER_TOKEN).toBe("real");
   });

@@ -1,3 +1,4 @@
+import { DISPLAY_FLAG } from "./display.js";
 import { LIVE_OUTPUT_FLAG } from "./live-output.js";
 import { minimalEnv } from "./minimal-env.js";
 import type { StartWorkerOptions } from "./options.js";
@@ -41,6 +42,7 @@ export function workerCommand(
   if (skillsFile !== undefined) args.push("--skills", skillsFile);
   if (opts.sourceDir !== undefined) args.push("--source", opts.sourceDir);
   if (opts.liveOutput && opts.role === "workbench") args.push(LIVE_OUTPUT_FLAG);
+  if (opts.display && opts.role === "workbench") args.push(DISPLAY_FLAG);
   const baseEnv = minimalEnv(opts.passEnv, hostEnv);
   const pythonPath = [...(opts.pythonPath ?? [])];
   const inherited = opts.env?.PYTHONPATH ?? baseEnv.PYTHONPATH;

@@ -5,6 +5,7 @@ describe("public surface", () => {
   it("exports exactly these runtime names", () => {
     expect(Object.keys(api).sort()).toEqual([
       "DEFAULTS",
+      "DISPLAY_FLAG",
       "GUARD_ENV_FD",
       "GUARD_SCRIPT",
       "GUARD_STATUS_FD",

@@ -2,6 +2,7 @@ import type { CellSlot } from "./cells.js";
 import type { HookCalls } from "./hooks.js";
 import type { HostRequests } from "./host-requests.js";
 import type { InboundOf, InboundRoutes } from "./inbound.js";
+import type { CellDisplays } from "./display.js";
 import type { LiveOutputs } from "./live-output.js";
 
 /** The parts of a worker its messages go to once it said hello. */
@@ -11,6 +12,8 @@ export interface RouteTargets {
   readonly hooks: HookCalls;
   /** C16: the sequence rules of `output` and the running cell's listener. */
   readonly live: LiveOutputs;
+  /** C20: the sequence rules of `display` and the running cell's listener. */
+  readonly displays: CellDisplays;
   /** A graceful shutdown is under way: a cell the worker completes now ended by `shutdown`. */
   shuttingDown(): boolean;
   invalidate(reason: string, detail: string): void;
@@ -28,6 +31,10 @@ export function workerRoutes(to: RouteTargets): InboundRoutes {
       const violation = to.live.output(message);
       if (violation) to.invalidate("protocol_violation", `output: ${violation}`);
     },
+    display: (message) => {
+      const violation = to.displays.display(message);
+      if (violation) to.invalidate("protocol_violation", `display: ${violation}`);
+    },
   };
 }
 
@@ -37,6 +44,12 @@ function complete(message: InboundOf<"completed">, to: RouteTargets): void {
   if (run && run.op.id === message.id) {
     // Its output ends here (C16): a later one for this id invalidates the generation.
     to.live.completed(message.id);
+    // Its displays end here too (C20), and its displays_dropped must fit what was negotiated and sent.
+    const dropped = to.displays.completed(message.id, message.result);
+    if (dropped) {
+      to.invalidate("protocol_violation", `completed: ${dropped}`);
+      return;
+    }
     const violation = to.cells.complete(run, message.result, to.shuttingDown());
     if (violation) to.invalidate("protocol_violation", violation);
     return;

@@ -10,6 +10,7 @@ import { acceptHello, Handshake } from "./handshake.js";
 import { HookCalls } from "./hooks.js";
 import { HostRequests } from "./host-requests.js";
 import { WorkerIdentity } from "./identity.js";
+import { CellDisplays } from "./display.js";
 import { LiveOutputs } from "./live-output.js";
 import { TreeKiller } from "./killer.js";
 import { climbLadder, interruptOnAbort, sigintWorker, type AnyOperation } from "./ladder.js";
@@ -84,6 +85,8 @@ export class WorkerProcess implements Worker {
   readonly #requests: HostRequests;
   /** C16: the sequence rules of `output` and the running cell's listener (hooks never negotiate it). */
   readonly #live: LiveOutputs;
+  /** C20: the sequence rules of `display` and the running cell's listener (hooks never negotiate it). */
+  readonly #displays: CellDisplays;
   /** The connection: the hello to the handshake, then each message to its kind's route. */
   readonly #loop: FrameLoop;
   #spawned: SpawnedWorker | undefined;
@@ -106,6 +109,7 @@ export class WorkerProcess implements Worker {
     this.#identity = new WorkerIdentity(opts.sessionId, opts.generation, opts.spare === true);
     this.#config = resolveConfig(opts);
     this.#live = new LiveOutputs(opts.liveOutput === true && opts.role === "workbench");
+    this.#displays = new CellDisplays(opts.display === true && opts.role === "workbench");
     // The tag is inherited by every process of this generation: found and killed even after leaving the tree.
     const tag = treeTag();
     this.#place = { dir, socketPath, token: randomBytes(32).toString("hex"), tag, skillsFile: materialized ?? opts.skillsFile };
@@ -126,7 +130,7 @@ export class WorkerProcess implements Worker {
     this.#loop = new FrameLoop({
       identity: this.#identity,
       handshake: this.#handshake,
-      routes: workerRoutes({ requests: this.#requests, cells: this.#cells, hooks: this.#hooks, live: this.#live, shuttingDown, invalidate }),
+      routes: workerRoutes({ requests: this.#requests, cells: this.#cells, hooks: this.#hooks, live: this.#live, displays: this.#displays, shuttingDown, invalidate }),
       starting: () => this.#phase === "starting",
       // While a graceful shutdown runs, a worker may still complete what it was doing.
       reading: () => this.#phase === "running" || (this.#phase === "stopping" && shuttingDown()),
@@ -306,6 +310,7 @@ export class WorkerProcess implements Worker {
     // Its counters start once it is sent: read while the worker runs it, off the round trip.
     this.#limits.cellBegin();
     this.#live.started(id, opts.onOutput);
+    this.#displays.started(id, opts.onDisplay);
     if (opts.signal) interruptOnAbort(opts.signal, cell, () => void this.interrupt(id));
     // Read as the completion settles, before the exit path removes a dead worker's group.
     return cell.promise.then((completion) => merged(completion, { usage: this.#limits.cellEnd() }));

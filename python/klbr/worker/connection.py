@@ -47,6 +47,7 @@ from klbr.envelope import (
     CELL_STATUSES,
     LIVE_OUTPUT_STREAMS,
     MAX_CELL_SOURCE_BYTES,
+    MAX_DISPLAYS_PER_CELL,
     MAX_ERROR_BYTES,
     MAX_LIVE_OUTPUT_TEXT_BYTES,
     MAX_OUTPUT_RECORDS,
@@ -233,6 +234,7 @@ class Connection:
             else ""
         )
         self._output_head = self._completed_head.replace('"kind":"completed"', '"kind":"output"')
+        self._display_head = self._completed_head.replace('"kind":"completed"', '"kind":"display"')
         #: Reads the host's plain execute/interrupt frames without the general decoder (plain.py).
         self._plain_reader = PlainReader(_JSON(session_id), _JSON(generation)) if self._plain_identity else None
 
@@ -252,7 +254,13 @@ class Connection:
         return encode_frame(make_envelope(self.session_id, self.generation, message))
 
     def encode_cell_completion(
-        self, operation_id: str, status: str, output: list, truncated_bytes: int, error: str | None
+        self,
+        operation_id: str,
+        status: str,
+        output: list,
+        truncated_bytes: int,
+        error: str | None,
+        displays_dropped: int | None = None,
     ) -> bytes:
         """The frame of ``completed {kind: "cell", ...}``: the same bytes as :meth:`encode` gives.
 
@@ -260,8 +268,12 @@ class Connection:
         skipping the validated copy and the encoder's type walk; anything else goes through
         :meth:`encode` and raises exactly what it raises.
         """
-        if self._plain_identity and is_identifier(operation_id) and _plain_cell_result(
-            status, output, truncated_bytes, error
+        dropped = "" if displays_dropped is None else f',"displays_dropped":{displays_dropped}'
+        if (
+            self._plain_identity
+            and is_identifier(operation_id)
+            and _plain_cell_result(status, output, truncated_bytes, error)
+            and (displays_dropped is None or type(displays_dropped) is int and 0 <= displays_dropped <= MAX_SAFE_INTEGER)
         ):
             # The validated copy's field order; ids, statuses and ints need no JSON escaping.
             if not output:
@@ -274,13 +286,15 @@ class Connection:
             payload = (
                 f'{self._completed_head}{operation_id}","result":{{"kind":"cell","status":"{status}",'
                 f'"output":{records},"truncated_bytes":{truncated_bytes},'
-                f'"error":{"null" if error is None else _JSON(error)}}}}}}}'
+                f'"error":{"null" if error is None else _JSON(error)}{dropped}}}}}}}'
             ).encode("utf-8")
             if len(payload) <= MAX_FRAME_BYTES:
                 return len(payload).to_bytes(HEADER_BYTES, "big") + payload
         result = {
             "kind": "cell", "status": status, "output": output, "truncated_bytes": truncated_bytes, "error": error,
         }
+        if displays_dropped is not None:
+            result["displays_dropped"] = displays_dropped
         return self.encode({"kind": "completed", "id": operation_id, "result": result})
 
     def encode_output(self, operation_id: str, seq: int, stream: str, text: str, dropped_bytes: int) -> bytes:
@@ -309,6 +323,22 @@ class Connection:
             "kind": "output", "id": operation_id, "seq": seq, "stream": stream, "text": text, "dropped_bytes": dropped_bytes,
         }
         return self.encode(message)
+
+    def encode_display(self, operation_id: str, seq: int, data: dict, metadata: dict) -> bytes:
+        """The frame of ``display`` (C20): the same bytes as :meth:`encode` gives for the message.
+
+        The worker's own bundles (an identifier, a seq, string values it checked itself) are
+        serialized directly, skipping the validated copy of up to 1 MiB; anything else goes through
+        :meth:`encode`. Raises FrameError (``FRAME_TOO_LARGE``) past the frame limit, either way.
+        """
+        if self._plain_identity and is_identifier(operation_id) and type(seq) is int and 0 <= seq < MAX_DISPLAYS_PER_CELL:
+            payload = (
+                f'{self._display_head}{operation_id}","seq":{seq},"data":{_JSON(data)},"metadata":{_JSON(metadata)}}}}}'
+            ).encode("utf-8")
+            if len(payload) > MAX_FRAME_BYTES:
+                raise FrameError("FRAME_TOO_LARGE", f"a display frame of {len(payload)} bytes is over {MAX_FRAME_BYTES}")
+            return len(payload).to_bytes(HEADER_BYTES, "big") + payload
+        return self.encode({"kind": "display", "id": operation_id, "seq": seq, "data": data, "metadata": metadata})
 
     def send_threadsafe(self, frame: bytes) -> None:
         """Write ``frame`` now from any thread (live output); frames queued on the loop may follow it."""

@@ -50,6 +50,11 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         help="send the running cell's stdout/stderr as C16 output messages (workbench role)",
     )
     parser.add_argument(
+        "--display",
+        action="store_true",
+        help="send the running cell's rich displays as C20 display messages (workbench role)",
+    )
+    parser.add_argument(
         "--token-stdin",
         action="store_true",
         help="read the token as the first line of stdin and keep the worker (see klbr.worker.keeper)",
@@ -112,6 +117,8 @@ def _start(token: str | None, args: argparse.Namespace) -> int:
         raise WorkerError("WORKER_TOKEN_MISSING", f"{TOKEN_ENV} is not set")
     if args.live_output and args.role != "workbench":
         raise WorkerError("WORKER_LIVE_OUTPUT_UNEXPECTED", "--live-output is only for the workbench role (C16)")
+    if args.display and args.role != "workbench":
+        raise WorkerError("WORKER_DISPLAY_UNEXPECTED", "--display is only for the workbench role (C20)")
     set_child_subreaper()
     skills = None
     if args.skills:
@@ -180,7 +187,7 @@ def _worker(args: argparse.Namespace, conn, hooks):
     if args.role == "workbench":
         # input() in a cell gets EOF instead of blocking on a pipe nobody writes.
         sys.stdin = open(os.devnull, encoding="utf-8")
-    return Worker(args.role, conn, hooks=hooks, live_output=args.live_output)
+    return Worker(args.role, conn, hooks=hooks, live_output=args.live_output, display=args.display)
 
 
 def _hello(token: str, args: argparse.Namespace, skills: str | None, hooks) -> dict:

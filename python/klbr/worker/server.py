@@ -57,6 +57,7 @@ except ImportError:  # another implementation: the wrappers
 
 if TYPE_CHECKING:  # the hooks role's imports are loaded only by that role (live output's only with it)
     from .hooks_role import HookSource
+    from .display import Displays
     from .live import LiveOutput
 
 __all__ = [
@@ -102,6 +103,7 @@ _LAUNCHERS = frozenset(
         (os.path.join(_WORKER_DIR, "cells.py"), "_evaluate"),
         (os.path.join(_WORKER_DIR, "server.py"), "_run_cell"),  # repr() of the final value
         (os.path.join(_WORKER_DIR, "hooks_role.py"), "call_handler"),
+        (os.path.join(_WORKER_DIR, "display.py"), "_call"),  # a display's own _repr_*_ / savefig (C20)
     }
 )
 
@@ -207,6 +209,12 @@ def _cut_error(text: str) -> tuple[str, int]:
     return kept, size - utf8_length(kept)
 
 
+def _plain_display(*objs: Any, metadata: Any = None) -> None:
+    """``display()`` in a workbench started without ``--display`` (C20 not negotiated): each repr on stdout."""
+    for obj in objs:
+        print(repr(obj))
+
+
 class Worker:
     """Serves one connection in one role until shutdown, EOF or a protocol error."""
 
@@ -219,6 +227,7 @@ class Worker:
         exit_grace: float = 3.0,
         reap_interval: float = 1.0,
         live_output: bool = False,
+        display: bool = False,
     ) -> None:
         self.role = role
         self.conn = conn
@@ -248,9 +257,20 @@ class Worker:
         self._first_retry: float | None = None
         os.set_blocking(self._kicker_w, False)
         self._actor: asyncio.Task | None = None
+        #: C20 rich display, when the host asked for it (--display; the workbench only).
+        self.displays: Displays | None = None
         if role == "workbench":
             self.runtime = Runtime(self.client)
-            self.namespace = make_namespace(runtime=self.runtime)
+            if display:
+                from . import display as display_module
+
+                self.displays = display_module.Displays(conn.encode_display, conn.send_threadsafe)
+                display_module.current = self.displays
+                display_module.install_matplotlib_hook()
+                show = self.displays.display
+            else:
+                show = _plain_display
+            self.namespace = make_namespace(runtime=self.runtime, display=show)
             self.compiler = CellCompiler()
             self._stdout = CaptureStream("stdout", self._route, sys.__stdout__)
             self._stderr = CaptureStream("stderr", self._route, sys.__stderr__)
@@ -605,7 +625,12 @@ class Worker:
         try:
             if result["kind"] == "cell":
                 frame = self.conn.encode_cell_completion(
-                    operation_id, result["status"], result["output"], result["truncated_bytes"], result["error"]
+                    operation_id,
+                    result["status"],
+                    result["output"],
+                    result["truncated_bytes"],
+                    result["error"],
+                    result.get("displays_dropped"),
                 )
             else:
                 frame = self.conn.encode({"kind": "completed", "id": operation_id, "result": result})
@@ -651,6 +676,8 @@ class Worker:
         if self.live is not None:
             self.live.begin(operation_id)
             fg.capture.live = self.live.write
+        if self.displays is not None:
+            self.displays.begin(operation_id, scope)
         scope.on_yield = lambda: self._on_yield(fg)
         context = contextvars.copy_context()
         context.run(current_scope.set, scope)
@@ -686,7 +713,14 @@ class Worker:
             try:
                 value = await run_compiled(compiled, self.namespace)
                 if value is not None:
-                    fg.capture.write("result", repr(value))
+                    text = repr(value)
+                    fg.capture.write("result", text)
+                    displays = self.displays
+                    if displays is not None:
+                        from .display import has_rich
+
+                        if has_rich(value):  # shown the same way as display(value) (C20), its repr made once
+                            displays.show(value, None, text)
             finally:
                 self._disarm(fg)
         except WaitYield:
@@ -746,16 +780,16 @@ class Worker:
             fg.capture.add_truncated(cut)
         if self.live is not None:
             self.live.end()  # every output of the cell precedes its completed (C16)
-        self._complete(
-            fg.id,
-            {
-                "kind": "cell",
-                "status": status,
-                "output": fg.capture.records,
-                "truncated_bytes": fg.capture.truncated_bytes,
-                "error": error,
-            },
-        )
+        result = {
+            "kind": "cell",
+            "status": status,
+            "output": fg.capture.records,
+            "truncated_bytes": fg.capture.truncated_bytes,
+            "error": error,
+        }
+        if self.displays is not None:
+            result["displays_dropped"] = self.displays.end()  # after its last display is written (C20)
+        self._complete(fg.id, result)
 
     # -- hooks ---------------------------------------------------------------------------
 

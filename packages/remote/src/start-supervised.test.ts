@@ -91,10 +91,11 @@ describe("startRemoteWorker: what it asks the supervisor for", () => {
       sigintGraceMs: 2000,
       onStrayHostRequest,
       liveOutput: true,
+      display: true,
       limits: { procs: 64 },
     });
     const opts = asked();
-    expect(opts).toMatchObject({ handshakeTimeoutMs: 1234, shutdownGraceMs: 2345, interruptGraceMs: 300, sigintGraceMs: 2000, liveOutput: true });
+    expect(opts).toMatchObject({ handshakeTimeoutMs: 1234, shutdownGraceMs: 2345, interruptGraceMs: 300, sigintGraceMs: 2000, liveOutput: true, display: true });
     expect(opts.onStrayHostRequest).toBe(onStrayHostRequest);
     expect(opts.command).toEqual(["/opt/py3", "-m", "klbr.worker", "--token-stdin", "--limits", JSON.stringify({ rlimits: { NPROC: [64, 64] } })]);
   });

@@ -12,7 +12,7 @@ export const KEEPER_PID_PREFIX = "klbr.keeper pid=";
 
 /** Options of {@link startRemoteWorker}: the supervisor's timing options pass through. */
 export interface RemoteWorkerOptions
-  extends Pick<StartWorkerOptions, "interruptGraceMs" | "sigintGraceMs" | "shutdownGraceMs" | "handshakeTimeoutMs" | "onStrayHostRequest" | "liveOutput"> {
+  extends Pick<StartWorkerOptions, "interruptGraceMs" | "sigintGraceMs" | "shutdownGraceMs" | "handshakeTimeoutMs" | "onStrayHostRequest" | "liveOutput" | "display"> {
   target: Target;
   /** The runtime the worker runs from: `<workdir>/klbr-<digest>`. */
   runtime: Pick<InstalledRuntime, "digest" | "dir">;
@@ -108,6 +108,8 @@ export async function startRemoteWorker(opts: RemoteWorkerOptions): Promise<Remo
       onStrayHostRequest: opts.onStrayHostRequest,
       // C16 through the same path as a local worker: --live-output rides the remote argv.
       liveOutput: opts.liveOutput,
+      // C20 the same way: --display rides the remote argv.
+      display: opts.display,
       transport: {
         socketPath: remoteSocket,
         wrap: (argv, localSocket) => sshArgv(target, remoteWorkerCommand(target, runtime, argv, remoteSocket), { forward: { remote: remoteSocket, local: localSocket }, ssh: opts.ssh }),

@@ -51,7 +51,7 @@ describe("properties", () => {
   });
 
   it("removing any required field fails with ENVELOPE_MISSING_FIELD at that field", () => {
-    const optional = new Set(["cwd", "env", "timeout_ms", "max_output_bytes"]);
+    const optional = new Set(["cwd", "env", "timeout_ms", "max_output_bytes", "displays_dropped"]);
     fc.assert(
       fc.property(
         envelope.chain((value) => fc.tuple(fc.constant(value), fc.constantFrom(...strictObjectPaths(value)))),

@@ -88,7 +88,19 @@ const cell = fc.record({
   output: fc.array(fc.record({ stream: fc.constantFrom("stdout", "stderr", "result"), text }), { maxLength: 8 }),
   truncated_bytes: safeNat,
   error: fc.option(text, { nil: null }),
-});
+  displays_dropped: fc.option(safeNat, { nil: undefined }),
+}).map(({ displays_dropped, ...rest }) => (displays_dropped === undefined ? rest : { ...rest, displays_dropped }));
+
+// C20 bundles: text types and a real PNG / JPEG signature in canonical base64.
+const PNG_B64 = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]).toString("base64");
+const JPEG_B64 = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 16, 74]).toString("base64");
+const textMime = fc.constantFrom("text/html", "text/markdown", "text/latex", "image/svg+xml", "application/json", "application/vnd.a.b+json");
+const displayData = fc
+  .tuple(text, fc.dictionary(textMime, text, { maxKeys: 3 }), fc.boolean(), fc.boolean())
+  .map(([plain, rest, png, jpeg]) => ({ "text/plain": plain, ...rest, ...(png ? { "image/png": PNG_B64 } : {}), ...(jpeg ? { "image/jpeg": JPEG_B64 } : {}) }));
+const displayMetadata = fc
+  .tuple(fc.dictionary(fc.constantFrom("image/png", "text/plain", "text/html"), jsonObject, { maxKeys: 2 }), fc.option(fc.integer({ min: 1, max: 10_000_000 }), { nil: undefined }))
+  .map(([metadata, omitted]) => (omitted === undefined ? metadata : { ...metadata, "klbr/omitted": { "image/webp": omitted } }));
 
 /** Any valid message. */
 export const message = fc.oneof(
@@ -134,6 +146,7 @@ export const message = fc.oneof(
     text: fc.string({ minLength: 1, maxLength: 60 }),
     dropped_bytes: safeNat,
   }),
+  fc.record({ kind: fc.constant("display"), id: identifier, seq: fc.integer({ min: 0, max: 31 }), data: displayData, metadata: displayMetadata }),
   fc.record({ kind: fc.constant("interrupt"), id: identifier }),
   fc.record({ kind: fc.constant("shutdown") }),
 );

@@ -62,8 +62,11 @@ const TRICKY: unknown[] = [
   "", "a b", "x".repeat(129), "x".repeat(128), "root", "g-1", "3f".repeat(32), "operator", "hooks", "workbench",
   "attention.plan", "delivery.review", "shutdown", "invoke", "ok", "error", "cell", "wake", "peer.list", "not_found",
   [], {}, [1], { kind: "global" }, { action: "allow" }, { stream: "stdout", text: "" },
+  // C20: MIME types, base64 near the rules, klbr/omitted values.
+  31, 32, "text/plain", "Image/PNG", "klbr/omitted", "iVBORw0KGgo=", "iVBORw0KGgoAAAANSUhEUg==", "/9j/", "/9j/4A==", "/9j/4B==",
+  { "text/plain": "x" }, { "image/png": 5 }, { "text/plain": 0 },
 ];
-const KEYS = ["kind", "id", "extra", "0", "10", "__proto__", "method", "value", "slot", "action", "text", "2"];
+const KEYS = ["kind", "id", "extra", "0", "10", "__proto__", "method", "value", "slot", "action", "text", "2", "text/plain", "image/png", "image/jpeg", "klbr/omitted", "klbr/x", "Text/HTML"];
 
 const mutation = fc.tuple(envelope, fc.array(fc.tuple(fc.nat(), fc.nat(3), fc.nat(), fc.jsonValue({ maxDepth: 1 })), { minLength: 1, maxLength: 3 })).map(
   ([value, edits]) => {

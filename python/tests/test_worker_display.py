@@ -34,7 +34,7 @@ def _png(width: int = 2, height: int = 1) -> bytes:
 
 # Classes the cells use, defined in the namespace by the first cell of each worker.
 PRELUDE = f'''
-import struct, zlib
+import base64, struct, zlib
 PNG = {_png()!r}
 class Rich:
     def __repr__(self): return "Rich()"
@@ -63,6 +63,18 @@ class Big:
     def __init__(self, n): self.n = n
     def __repr__(self): return f"Big({{self.n}})"
     def _repr_png_(self): return b"\\x89PNG\\r\\n\\x1a\\n" + bytes(self.n)
+class Controls:
+    def __repr__(self): return "\\x01" * 2_000_000
+class Surrogate:
+    def __repr__(self): return "half \\ud800 pair"
+    def _repr_html_(self): return "<b>\\udfff</b>"
+class OddBundle:
+    def __repr__(self): return "OddBundle()"
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        return {{"image/png": base64.b64encode(PNG).decode(), "text/html": b"<b>bytes</b>", "image/jpeg": "not base64"}}
+class NotADict:
+    def __repr__(self): return "NotADict()"
+    def _repr_mimebundle_(self, include=None, exclude=None): return ["text/plain"]
 class HugeRepr:
     def __repr__(self): return "x" * 3_000_000
     def _repr_html_(self): return "<p>" + "y" * 10 + "</p>"
@@ -169,7 +181,7 @@ def test_what_a_type_cannot_carry_is_skipped_non_bytes_png_included(bench):
     assert cell.result["status"] == "ok"
     assert list(cell.displays[0]["data"]) == ["text/plain"]
     stderr = cell.text("stderr")
-    assert "NotBytes._repr_png_ returned str, not bytes; skipped" in stderr
+    assert "NotBytes._repr_png_ returned a str that is not base64 of image/png; skipped" in stderr
     assert "NotBytes._repr_jpeg_ returned bytes that are not image/jpeg; skipped" in stderr
     assert "NotBytes._repr_html_ returned int, not str; skipped" in stderr
 
@@ -214,6 +226,26 @@ def test_a_text_plain_too_big_for_a_frame_is_cut_and_counted(bench):
     assert omitted["text/plain"] == 3_000_000 - len(text)
     assert omitted["text/html"] == len("<p>" + "y" * 10 + "</p>")
     assert 900_000 < _frame_bytes(display) <= MAX_FRAME_BYTES
+
+
+def test_an_escape_heavy_text_plain_is_cut_until_its_frame_fits(bench):
+    cell = bench.run("display(Controls())")
+    (display,) = cell.displays
+    text = display["data"]["text/plain"]
+    assert set(text) == {"\x01"} and display["metadata"]["klbr/omitted"] == {"text/plain": 2_000_000 - len(text)}
+    assert _frame_bytes(display) <= MAX_FRAME_BYTES
+
+
+def test_lone_surrogates_are_replaced_and_odd_bundles_keep_what_they_can(bench):
+    cell = bench.run("display(Surrogate(), OddBundle(), NotADict())")
+    surrogate, odd, not_a_dict = (d["data"] for d in cell.displays)
+    assert surrogate == {"text/plain": "half \ufffd pair", "text/html": "<b>\ufffd</b>"}
+    assert odd == {"text/plain": "OddBundle()", "image/png": base64.b64encode(_png()).decode()}
+    assert not_a_dict == {"text/plain": "NotADict()"}
+    stderr = cell.text("stderr")
+    assert "OddBundle._repr_mimebundle_ text/html returned bytes, not str; skipped" in stderr
+    assert "OddBundle._repr_mimebundle_ image/jpeg returned a str that is not base64 of image/jpeg; skipped" in stderr
+    assert "NotADict._repr_mimebundle_ returned list, not a dict; skipped" in stderr
 
 
 def test_a_thousand_displays_send_32_and_count_the_rest(bench):

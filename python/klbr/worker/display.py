@@ -45,7 +45,7 @@ from klbr.envelope import (
     is_encoded_image,
     is_mime_type,
 )
-from klbr.frame import FrameError, encode_payload
+from klbr.frame import MAX_FRAME_BYTES, FrameError, encode_payload
 from klbr.runtime import current_scope
 
 from .capture import clean_text, cut_utf8, utf8_length
@@ -54,8 +54,10 @@ __all__ = [
     "MATPLOTLIB_BACKEND",
     "REPR_METHODS",
     "Displays",
+    "bundle",
+    "current",
+    "has_rich",
     "install_matplotlib_hook",
-    "plain_display",
 ]
 
 #: The ``_repr_*_`` methods read when an object has no ``_repr_mimebundle_`` (in C20's order).
@@ -71,6 +73,8 @@ REPR_METHODS = (
 #: The backend a --display workbench gives matplotlib (``mpl_backend.py``).
 MATPLOTLIB_BACKEND = "module://klbr.worker.mpl_backend"
 
+#: The most ``text/plain`` bytes a display past the frame limit keeps (the rest of the frame is the envelope).
+_PLAIN_BUDGET = MAX_FRAME_BYTES - 16_384
 # Values of these types have no rich representation: no attribute is looked up on them.
 _PLAIN_TYPES = frozenset({int, float, complex, str, bytes, bytearray, bool, list, tuple, dict, set, frozenset, range, type(None)})
 # IPython's test for proxies that claim every attribute (a Mock): they get no rich representation.
@@ -161,7 +165,10 @@ def _encode_value(mime: str, value: Any, source: str) -> tuple[str, int] | None:
             return None
         if isinstance(value, str) and is_encoded_image(mime, value):
             return value, len(value) // 4 * 3 - value[-2:].count("=")  # base64 already (IPython allows it)
-        _diagnose(f"{source} returned {type(value).__name__}, not bytes; skipped")
+        if isinstance(value, str):
+            _diagnose(f"{source} returned a str that is not base64 of {mime}; skipped")
+        else:
+            _diagnose(f"{source} returned {type(value).__name__}, not bytes; skipped")
         return None
     if isinstance(value, str):
         text = clean_text(value)
@@ -408,33 +415,25 @@ class Displays:
                 raise
         omitted = {mime: max(size, 1) for mime, size in sizes.items() if mime != "text/plain"}
         text = data["text/plain"]
-        cut = 0
+        full = sizes["text/plain"]
+        if full > _PLAIN_BUDGET:
+            text = cut_utf8(text, _PLAIN_BUDGET)
         while True:
-            fallback_meta = {DISPLAY_OMITTED_KEY: {**omitted, **({"text/plain": cut} if cut else {})}}
-            if not omitted and not cut:
-                fallback_meta = {}
+            cut = full - utf8_length(text)
+            fallback = {**omitted, **({"text/plain": cut} if cut else {})}
             try:
-                return self._encode(operation_id, seq, {"text/plain": text}, fallback_meta)
+                return self._encode(operation_id, seq, {"text/plain": text}, {DISPLAY_OMITTED_KEY: fallback} if fallback else {})
             except FrameError as error:
                 if error.code != "FRAME_TOO_LARGE":
                     raise
-            # Cut what is too much (escaping only makes the frame longer than the text), then try again.
+            # Escaping made it longer than its bytes (control characters are 6 bytes each): cut an eighth more.
             size = utf8_length(text)
-            over = max(size // 16, 4096)
-            text = cut_utf8(text, size - over)
-            cut = sizes["text/plain"] - utf8_length(text)
+            text = cut_utf8(text, size - max(size // 8, 1024))
 
     def _after_fork_in_child(self) -> None:
         # The child's copy never sends (only the worker's pid writes frames).
         self._op = None
         self._lock = threading.Lock()
-
-
-def plain_display(*objs: Any, metadata: Any = None) -> None:
-    """``display()`` of a workbench started without ``--display``: each object's repr on stdout."""
-    _user_metadata(metadata)
-    for obj in objs:
-        print(_plain_text(obj))
 
 
 class _MatplotlibFinder:

@@ -189,6 +189,14 @@ describe("fastEnvelope edges", () => {
     expect(agree(cell({ truncated_bytes: Number.MAX_SAFE_INTEGER }))).not.toBeUndefined();
   });
 
+  it("takes a cell's displays_dropped (C20) when it is a safe integer >= 0, and leaves anything else to the schema", () => {
+    const out = agree(cell({ displays_dropped: 968 })) as { message: { result: Node } };
+    expect(Object.keys(out.message.result)).toEqual(["kind", "status", "output", "truncated_bytes", "error", "displays_dropped"]);
+    expect(agree(cell({ displays_dropped: 0 }))).not.toBeUndefined();
+    for (const bad of [-1, 1.5, "0", null, undefined, 2 ** 53]) expect(agree(cell({ displays_dropped: bad }))).toBeUndefined();
+    expect(agree(cell({ displays_dropped: 1, extra: 1 }))).toBeUndefined();
+  });
+
   it("keeps a present but undefined ok value (the key is there), and refuses a missing one", () => {
     const reply = (r: Node) => env({ kind: "host_reply", id: "r-1", execution_id: "x-1", reply: r });
     const out = agree(reply({ kind: "ok", value: undefined })) as { message: { reply: Node } };

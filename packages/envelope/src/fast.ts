@@ -23,10 +23,10 @@ const CONFIG = { abortEarly: true, abortPipeEarly: true } as const;
  * present but not enumerable passes the schema and fails here: the schema then decides.)
  * Unused name slots repeat `a`.
  */
-function hasExactly(input: Node, count: number, a: string, b = a, c = a, d = a, e = a): boolean {
+function hasExactly(input: Node, count: number, a: string, b = a, c = a, d = a, e = a, f = a): boolean {
   let seen = 0;
   for (const key in input) {
-    if (key !== a && key !== b && key !== c && key !== d && key !== e) return false;
+    if (key !== a && key !== b && key !== c && key !== d && key !== e && key !== f) return false;
     seen++;
   }
   return seen === count;
@@ -133,7 +133,9 @@ function fastResult(result: unknown): CompletedResult | undefined {
   if (!isPlainObject(result)) return undefined;
   const kind = result.kind;
   if (kind === "cell") {
-    if (!hasExactly(result, 5, "kind", "status", "output", "truncated_bytes", "error")) return undefined;
+    // Five fields, or six with C20's displays_dropped (whose value is read last, in schema order).
+    const count = "displays_dropped" in result ? 6 : 5;
+    if (!hasExactly(result, count, "kind", "status", "output", "truncated_bytes", "error", "displays_dropped")) return undefined;
     const status = result.status;
     if (status !== "ok" && status !== "error" && status !== "yielded" && status !== "interrupted") return undefined;
     const output = fastRecords(result.output);
@@ -143,7 +145,10 @@ function fastResult(result: unknown): CompletedResult | undefined {
     if (!Number.isSafeInteger(truncated) || (truncated as number) < 0) return undefined;
     const error = result.error;
     if (error !== null && !isBoundedText(error, MAX_ERROR_BYTES)) return undefined;
-    return { kind, status, output, truncated_bytes: truncated as number, error };
+    if (count === 5) return { kind, status, output, truncated_bytes: truncated as number, error };
+    const dropped = result.displays_dropped;
+    if (!Number.isSafeInteger(dropped) || (dropped as number) < 0) return undefined;
+    return { kind, status, output, truncated_bytes: truncated as number, error, displays_dropped: dropped as number };
   }
   if (kind === "failed") {
     if (!hasExactly(result, 2, "kind", "error")) return undefined;

@@ -190,6 +190,37 @@ async function liveLatency(): Promise<void> {
   line("live output print to onOutput p99", ms(pct(lags, 99)));
 }
 
+/** The text a cell printed on stdout. */
+function printed(done: Awaited<ReturnType<Worker["execute"]>>): string {
+  if (done.kind !== "cell" || done.status !== "ok") throw new Error(JSON.stringify(done));
+  return done.output.filter((record) => record.stream === "stdout").map((record) => record.text).join("");
+}
+
+/** C20: plt.show() of a 640x480 figure until its display reaches onDisplay, against savefig alone (same worker, same figure). */
+async function displayLatency(): Promise<void> {
+  if ((await execa(python, ["-c", "import matplotlib"], { reject: false })).exitCode !== 0) {
+    line("plt.show() to onDisplay", "skipped: no matplotlib (python/requirements-test.txt)");
+    return;
+  }
+  const w = await workbench({ display: true });
+  printed(await w.execute("import io, time\nimport matplotlib.pyplot as plt\nprint()"));
+  const figure = "fig = plt.figure()\nplt.plot(range(100))\n";
+  const alone: number[] = [];
+  const shown: number[] = [];
+  for (let i = 0; i < 40; i++) {
+    const a = await w.execute(`${figure}t = time.perf_counter()\nfig.savefig(io.BytesIO(), format='png', dpi='figure')\nprint((time.perf_counter() - t) * 1000)\nplt.close(fig)`);
+    let arrived = 0n;
+    // Python's time.monotonic_ns and Node's hrtime read the same clock (CLOCK_MONOTONIC).
+    const b = await w.execute(`${figure}print(time.monotonic_ns())\nplt.show()`, { onDisplay: () => void (arrived = process.hrtime.bigint()) });
+    if (i < 5) continue; // warm-up
+    alone.push(Number(printed(a)));
+    shown.push(Number(arrived - BigInt(printed(b).trim())) / 1e6);
+  }
+  await w.shutdown();
+  const ratio = pct(shown, 50) / pct(alone, 50);
+  line("plt.show() 640x480 to onDisplay p50", ms(pct(shown, 50)), `savefig alone ${ms(pct(alone, 50))}`, ratio, "<= 1.2x (to the stored blob: host bench)");
+}
+
 async function memory(): Promise<void> {
   const w = await workbench();
   await w.execute("chunk = 'x' * (64 * 1024 - 1)");
@@ -246,3 +277,4 @@ await deathLatency();
 await memory();
 await liveLatency();
 await liveMemory();
+await displayLatency();

@@ -99,6 +99,8 @@ class Cell:
             if received["kind"] == "display":
                 assert received["id"] == self.id
                 self.displays.append(received)
+            elif received["kind"] == "output":
+                self.outputs.append(received)
             elif received["kind"] == "completed":
                 assert received["id"] == self.id
                 self.result = received["result"]
@@ -338,6 +340,29 @@ def test_an_interrupt_lands_in_a_slow_repr_method(fresh):
     fresh.sequence.received(message)
     assert message["kind"] == "completed" and message["result"]["status"] == "interrupted"
     assert time.monotonic() - started < 10
+
+
+def test_live_output_and_displays_together_each_in_order_before_the_completion():
+    from klbr.envelope import OutputSequence
+
+    with FakeHost(live_output=True, extra_args=["--display"]) as host:
+        bench = Workbench(host)
+        live = OutputSequence(True)
+        code = "import time\nfor i in range(5):\n    print(i)\n    display(i)\n    time.sleep(0.06)"
+        message = {"kind": "execute", "id": "op-live", "code": code}
+        live.sent(message)
+        bench.sequence.sent(message)
+        host.send(message)
+        kinds = []
+        while True:
+            received = host.recv(30)
+            live.received(received)
+            bench.sequence.received(received)
+            kinds.append(received["kind"])
+            if received["kind"] == "completed":
+                break
+        assert kinds.count("display") == 5 and kinds.count("output") >= 1 and kinds[-1] == "completed"
+        assert received["result"]["displays_dropped"] == 0
 
 
 def test_without_display_the_worker_sends_none_and_display_prints(tmp_path):

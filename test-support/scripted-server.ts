@@ -59,6 +59,11 @@ export interface ScriptedServerOptions {
    * null, and its chatml-function-calling template fails on a missing key.
    */
   refuseNullContent?: boolean;
+  /**
+   * The model the replies name (a dated snapshot of the requested one, as real routes answer);
+   * default: the model the request asked for; null: the replies leave the field out.
+   */
+  responseModel?: string | null;
 }
 
 /** The index of the first chat message that is an assistant turn with `"content": null` or no content, or -1. */
@@ -89,6 +94,11 @@ export async function startScriptedServer(options: ScriptedServerOptions = {}): 
   let previous: Buffer | null = null;
   let ids = 0;
   const sockets = new Set<import("node:net").Socket>();
+  /** The `model` field of a reply to this body: `{ model }`, or nothing when the server names none. */
+  const named = (body: Record<string, unknown> | null): { model?: string } => {
+    if (options.responseModel === null) return {};
+    return { model: options.responseModel ?? String(body?.model ?? "scripted") };
+  };
 
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -155,7 +165,7 @@ export async function startScriptedServer(options: ScriptedServerOptions = {}): 
 
   function chat(send: Send, body: Record<string, unknown> | null, text: string, calls: Call[], prompt: number, cached: number, completion: number) {
     const id = `chatcmpl-${++ids}`;
-    const base = { id, object: "chat.completion.chunk", created: 1_790_000_000, model: String(body?.model ?? "scripted") };
+    const base = { id, object: "chat.completion.chunk", created: 1_790_000_000, ...named(body) };
     send(null, { ...base, choices: [{ index: 0, delta: { role: "assistant", content: "" }, finish_reason: null }] });
     for (const piece of pieces(text)) send(null, { ...base, choices: [{ index: 0, delta: { content: piece }, finish_reason: null }] });
     calls.forEach((call, index) => {
@@ -178,11 +188,11 @@ export async function startScriptedServer(options: ScriptedServerOptions = {}): 
 
   function responses(send: Send, body: Record<string, unknown> | null, text: string, calls: Call[], prompt: number, cached: number, completion: number) {
     const id = `resp_${++ids}`;
-    const model = String(body?.model ?? "scripted");
+    const model = named(body);
     const output: unknown[] = [];
     let seq = 0;
     const ev = (type: string, data: Record<string, unknown>) => send(type, { type, sequence_number: seq++, ...data });
-    ev("response.created", { response: { id, object: "response", status: "in_progress", model, output: [] } });
+    ev("response.created", { response: { id, object: "response", status: "in_progress", ...model, output: [] } });
     let index = 0;
     if (text !== "") {
       const itemId = `msg_${++ids}`;
@@ -204,14 +214,14 @@ export async function startScriptedServer(options: ScriptedServerOptions = {}): 
       index++;
     }
     const usage = { input_tokens: prompt, input_tokens_details: { cached_tokens: cached }, output_tokens: completion, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: prompt + completion };
-    ev("response.completed", { response: { id, object: "response", status: "completed", model, output, usage } });
+    ev("response.completed", { response: { id, object: "response", status: "completed", ...model, output, usage } });
   }
 
   function anthropic(send: Send, body: Record<string, unknown> | null, text: string, calls: Call[], prompt: number, cached: number, completion: number) {
-    const model = String(body?.model ?? "scripted");
+    const model = named(body);
     send("message_start", {
       type: "message_start",
-      message: { id: `msg_${++ids}`, type: "message", role: "assistant", model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: prompt - cached, cache_creation_input_tokens: 0, cache_read_input_tokens: cached, output_tokens: 1 } },
+      message: { id: `msg_${++ids}`, type: "message", role: "assistant", ...model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: prompt - cached, cache_creation_input_tokens: 0, cache_read_input_tokens: cached, output_tokens: 1 } },
     });
     let index = 0;
     if (text !== "") {

@@ -53,7 +53,8 @@ const parentOf = (span: JaegerSpan) => span.references.find((r) => r.refType ===
 
 describe.skipIf(!jaeger)("telemetry to a real Jaeger (C18)", () => {
   test("one trace per turn; chat and execute_tool under invoke_agent; attributes and cache tokens as the log has them; no contents by default", async () => {
-    server = await startScriptedServer();
+    // The replies name a dated snapshot of the model asked for, as real routes do.
+    server = await startScriptedServer({ responseModel: "scripted-1-2026-12-01" });
     server.push(
       // One 503 first: the client library retries, and the row (and the span) count it.
       { status: 503, body: "busy" },
@@ -100,6 +101,8 @@ describe.skipIf(!jaeger)("telemetry to a real Jaeger (C18)", () => {
         expect(tag(chat, A.ATTR_GEN_AI_OPERATION_NAME)).toBe("chat");
         expect(tag(chat, A.ATTR_GEN_AI_PROVIDER_NAME)).toBe("openai");
         expect(tag(chat, A.ATTR_GEN_AI_REQUEST_MODEL)).toBe("scripted-1");
+        expect(row.responseModel).toBe("scripted-1-2026-12-01");
+        expect(tag(chat, A.ATTR_GEN_AI_RESPONSE_MODEL)).toBe(row.responseModel);
         expect(tag(chat, A.ATTR_GEN_AI_CONVERSATION_ID)).toBe("root");
         expect(tag(chat, A.ATTR_KLBR_HEADER_RECORD_ID)).toBe(row.headerRecordId);
         // Exactly the log's figures; what the route did not report is absent in Jaeger too.

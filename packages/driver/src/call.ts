@@ -11,6 +11,8 @@ export interface RouteCallResult {
   reply: ModelReply;
   /** The usage record, or null when the route reported no usage at all. */
   usage: UsageRecord | null;
+  /** The model the reply named (chat chunks' `model`, the Responses `response.model`, Anthropic's `message.model`); null when it named none. */
+  model: string | null;
   /** Transport retries the client made (429, 5xx, connection errors). */
   retries: number;
   /** The exact body the client sent (the last attempt's). */
@@ -106,13 +108,13 @@ export async function callRoute(route: Route, body: RequestBody, options: RouteC
   const retries = () => Math.max(0, state.attempts - 1);
   try {
     const client = clientFor(route, options);
-    const { reply, usage } =
+    const { reply, usage, model } =
       route.api === "anthropic"
         ? await streamAnthropic(client as Anthropic, body, request, options)
         : route.api === "responses"
           ? await streamResponses(client as OpenAI, body, request, options)
           : await streamChat(client as OpenAI, body, request, options);
-    return { reply, usage, retries: retries(), sent: state.sent };
+    return { reply, usage, model, retries: retries(), sent: state.sent };
   } catch (error) {
     if (isDriverError(error)) throw new DriverError(error.code, error.message, { retries: retries(), cause: error });
     const e = error as Error & { status?: number };
@@ -130,6 +132,11 @@ type CallRequest = { signal: AbortSignal | undefined; fetchOptions: RequestInit;
 function finishUsage(reader: ReturnType<typeof createUsageStreamReader>): UsageRecord | null {
   const record = reader.finish();
   return record.raw.length === 0 ? null : record;
+}
+
+/** A model name as a reply names it: a non-empty string, else nothing. */
+function modelName(value: unknown): string | null {
+  return typeof value === "string" && value !== "" ? value : null;
 }
 
 function malformed(route: string, why: string): DriverError {
@@ -152,12 +159,15 @@ async function streamChat(client: OpenAI, body: RequestBody, request: CallReques
   let text = "";
   let stop: string | null = null;
   let sawChoice = false;
+  let model: string | null = null;
   // By index, in a Map: an index is any safe integer, and an array indexed by one past 2^32 - 2 would
   // drop the call (not an array index) or make the read walk billions of holes.
   const calls = new Map<number, ToolCall>();
   for await (const chunk of stream as unknown as AsyncIterable<Record<string, unknown>>) {
     if (typeof chunk !== "object" || chunk === null) throw malformed("chat", `sent a chunk that is not an object: ${JSON.stringify(chunk)}`);
     usage.push(chunk);
+    // Every chunk names the model; the first that does is kept.
+    model ??= modelName(chunk.model);
     const choices = chunk.choices;
     if (choices !== undefined && !Array.isArray(choices)) throw malformed("chat", "sent choices that are not an array");
     for (const choice of (choices ?? []) as Array<Record<string, unknown>>) {
@@ -187,7 +197,7 @@ async function streamChat(client: OpenAI, body: RequestBody, request: CallReques
   if (!sawChoice) throw malformed("chat", "ended without a single choice");
   const list = [...calls].sort(([a], [b]) => a - b).map(([, call]) => call);
   for (const call of list) if (call.id === "" || call.name === "") throw malformed("chat", `sent a tool call without an id or a name: ${JSON.stringify(call)}`);
-  return { reply: { text, calls: list, stop }, usage: finishUsage(usage) };
+  return { reply: { text, calls: list, stop }, usage: finishUsage(usage), model };
 }
 
 async function streamResponses(client: OpenAI, body: RequestBody, request: CallRequest, options: RouteCallOptions) {
@@ -197,10 +207,14 @@ async function streamResponses(client: OpenAI, body: RequestBody, request: CallR
   let text = "";
   let stop: string | null = null;
   let completed = false;
+  let model: string | null = null;
   const calls: ToolCall[] = [];
   for await (const event of stream as unknown as AsyncIterable<Record<string, unknown>>) {
     // A primitive or null has no type either.
     if (typeof event?.type !== "string") throw malformed("responses", `sent an event without a type: ${JSON.stringify(event)}`);
+    // response.created, .in_progress and .completed carry the response; the last that names a model wins.
+    const named = modelName((event.response as { model?: unknown } | undefined)?.model);
+    if (named !== null) model = named;
     if (event.type === "response.output_text.delta" && typeof event.delta === "string") {
       text += event.delta;
       options.onDelta?.({ kind: "text", text: event.delta });
@@ -224,7 +238,7 @@ async function streamResponses(client: OpenAI, body: RequestBody, request: CallR
     }
   }
   if (!completed) throw malformed("responses", "ended without response.completed");
-  return { reply: { text, calls, stop }, usage: finishUsage(usage) };
+  return { reply: { text, calls, stop }, usage: finishUsage(usage), model };
 }
 
 async function streamAnthropic(client: Anthropic, body: RequestBody, request: CallRequest, options: RouteCallOptions) {
@@ -233,13 +247,16 @@ async function streamAnthropic(client: Anthropic, body: RequestBody, request: Ca
   let text = "";
   let stop: string | null = null;
   let stopped = false;
+  let model: string | null = null;
   const blocks: Array<{ type: string; id?: string; name?: string; json: string } | undefined> = [];
   for await (const event of stream as unknown as AsyncIterable<Record<string, unknown>>) {
     // A primitive or null has no type either.
     if (typeof event?.type !== "string") throw malformed("anthropic", `sent an event without a type: ${JSON.stringify(event)}`);
     usage.push(event);
     const index = event.index as number;
-    if (event.type === "content_block_start") {
+    if (event.type === "message_start") {
+      model = modelName((event.message as { model?: unknown } | undefined)?.model);
+    } else if (event.type === "content_block_start") {
       const block = (event.content_block ?? {}) as Record<string, unknown>;
       blocks[index] = { type: String(block.type), id: block.id as string, name: block.name as string, json: "" };
       if (block.type === "text" && typeof block.text === "string") text += block.text;
@@ -270,5 +287,5 @@ async function streamAnthropic(client: Anthropic, body: RequestBody, request: Ca
     if (typeof block.id !== "string" || typeof block.name !== "string") throw malformed("anthropic", "sent a tool_use block without an id or a name");
     calls.push({ id: block.id, name: block.name, arguments: block.json === "" ? "{}" : block.json });
   }
-  return { reply: { text, calls, stop }, usage: finishUsage(usage) };
+  return { reply: { text, calls, stop }, usage: finishUsage(usage), model };
 }

@@ -60,6 +60,22 @@ describe.each(["chat", "responses", "anthropic"] as const)("callRoute over %s", 
     expect(server.requests.slice(3).map((q) => q.body)).toEqual([text, text]);
   });
 
+  it("keeps the model the reply named (C18 response model), and null when it names none", async () => {
+    await server.close();
+    server = await startScriptedServer({ responseModel: "m-1-2026-12-01" });
+    server.push({ text: "named", calls: [{ code: "1" }] });
+    const r = route(api);
+    const result = await callRoute(r, body(r), { key: null });
+    expect(result.model).toBe("m-1-2026-12-01");
+    expect(JSON.parse(server.requests[0]!.body).model).toBe("m-1");
+    await server.close();
+    server = await startScriptedServer({ responseModel: null });
+    server.push({ text: "anonymous" });
+    const none = await callRoute(route(api), body(r), { key: null });
+    expect(none.reply.text).toBe("anonymous");
+    expect(none.model).toBeNull();
+  });
+
   it("reports cache figures in the route's own shape from the shared prefix", async () => {
     server.push({ text: "one" }, { text: "two" });
     const r = route(api);

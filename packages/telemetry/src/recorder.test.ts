@@ -110,7 +110,7 @@ describe("SpanRecorder (C18 spans from the log's records)", () => {
 
   test("chat: provider, models, conversation, tokens exactly as recorded (absent stays absent), retries, finish reason", async () => {
     const spans = await record((r) => {
-      r.modelRequest(request({ retries: 2, reply: { text: "", calls: [], stop: "stop", model: "scripted-1-0613" } }));
+      r.modelRequest(request({ retries: 2, reply: { text: "", calls: [], stop: "stop" }, responseModel: "scripted-1-0613" }));
       r.modelRequest(request({ id: "mr_2", api: "anthropic", usage: { shape: "anthropic", raw: [], flags: [], prompt_tokens: 10, cache_write_tokens: 7, cached_prompt_tokens: 0 } }));
       r.modelRequest(request({ id: "mr_3", usage: null }));
     });

@@ -76,7 +76,7 @@ export class SpanRecorder {
       [A.ATTR_KLBR_REQUEST_BODY_BYTES]: record.bodyBytes,
       [A.ATTR_KLBR_REQUEST_SHARED_PREFIX_BYTES]: record.sharedPrefixBytes,
     };
-    if (record.reply?.model) attributes[A.ATTR_GEN_AI_RESPONSE_MODEL] = record.reply.model;
+    if (record.responseModel) attributes[A.ATTR_GEN_AI_RESPONSE_MODEL] = record.responseModel;
     if (record.reply?.stop) attributes[A.ATTR_GEN_AI_RESPONSE_FINISH_REASONS] = [record.reply.stop];
     if (record.retries > 0) attributes[A.ATTR_HTTP_REQUEST_RESEND_COUNT] = record.retries;
     // Exactly as @klbr/usage recorded them: a count the route did not send stays absent.

@@ -33,8 +33,10 @@ export interface ModelRequestRecord {
   retries: number;
   /** The @klbr/usage record; null when the route reported none. */
   usage: UsageRecord | null;
-  /** The reply as received: text, tool calls, stop reason (a `model` when the route named one). */
-  reply: { text?: string; calls?: Array<{ id?: string | null; call_id?: string | null; name?: string; arguments?: string }>; stop?: string | null; model?: string } | null;
+  /** The reply as received: text, tool calls, stop reason. */
+  reply: { text?: string; calls?: Array<{ id?: string | null; call_id?: string | null; name?: string; arguments?: string }>; stop?: string | null } | null;
+  /** The model the reply named (gen_ai.response.model); null or absent when it named none. */
+  responseModel?: string | null;
   startedAtMs: number;
   endedAtMs: number | null;
   /** The request's messages (only read when contents are captured). */

@@ -332,6 +332,8 @@ export const modelRequests = pgTable(
     usage: json("usage"),
     /** The reply exactly as received (text, tool calls, stop reason). */
     reply: json("reply"),
+    /** The model the reply named (C18 gen_ai.response.model), which may differ from the route's; null when it named none. */
+    responseModel: text("response_model"),
     startedAtMs: bigint("started_at_ms", { mode: "number" }).notNull(),
     endedAtMs: bigint("ended_at_ms", { mode: "number" }),
   },

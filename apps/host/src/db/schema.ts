@@ -330,6 +330,8 @@ export const modelRequests = sqliteTable(
     usage: text("usage", { mode: "json" }),
     /** The reply exactly as received (text, tool calls, stop reason). */
     reply: text("reply", { mode: "json" }),
+    /** The model the reply named (C18 gen_ai.response.model), which may differ from the route's; null when it named none. */
+    responseModel: text("response_model"),
     startedAtMs: integer("started_at_ms").notNull(),
     endedAtMs: integer("ended_at_ms"),
   },

@@ -240,7 +240,10 @@ export class Host {
       idleTimeoutMs,
       all: () => this.workbenches.all(),
       turnRunning: (sessionId) => this.turns?.turnOf(sessionId) != null,
-      onCulled: (bench, idleMs) => this.notifier.notify({ type: "workbench.culled", session_id: bench.sessionId, generation: bench.generation ?? "", idle_ms: Math.round(idleMs), at_ms: this.now() }),
+      onCulled: (bench, idleMs) => {
+        bench.culledAtMs = this.now();
+        this.notifier.notify({ type: "workbench.culled", session_id: bench.sessionId, generation: bench.generation ?? "", idle_ms: Math.round(idleMs), at_ms: bench.culledAtMs });
+      },
     });
   }
 

@@ -393,7 +393,7 @@ export class SessionTurns {
       }
       const ended = this.host.now();
       sqlite.transaction(() => {
-        this.st.finishRequest.run({ id, reply: JSON.stringify(result.reply), usage: result.usage === null ? null : JSON.stringify(result.usage), retries: result.retries, endedAtMs: ended });
+        this.st.finishRequest.run({ id, reply: JSON.stringify(result.reply), responseModel: result.model, usage: result.usage === null ? null : JSON.stringify(result.usage), retries: result.retries, endedAtMs: ended });
         this.append({ kind: "reply", ref: id, atMs: ended });
       })();
       this.host.notify({ type: "model", phase: "reply", session_id: this.sessionId, request_id: id, text: result.reply.text, calls: result.reply.calls.length, usage: result.usage, retries: result.retries, route_ms: routeMs, at_ms: ended });

@@ -10,6 +10,7 @@ import type { HooksService } from "./hooks-service";
 import { ROOT_SESSION } from "./ids";
 import type { SkillsService } from "./skills-service";
 import type { Turns } from "./turns";
+import type { Workbench } from "./workbench";
 import type { Workbenches } from "./workbenches";
 
 /** What the status views read of the host. */
@@ -93,7 +94,7 @@ export class Status {
         session_id: b.sessionId,
         generation: b.generation,
         pid: b.worker?.pid ?? null,
-        state: b.worker?.state ?? "dead",
+        ...benchState(b),
         running: b.live?.id ?? null,
         sandbox: sandbox.describe(),
         stdout_tail: b.worker?.stdoutTail ?? "",
@@ -129,13 +130,23 @@ export class Status {
         peer_id: peer?.id ?? null,
         opener_session_id: peer?.openerSessionId ?? null,
         generation: bench?.generation ?? null,
-        state: bench ? (bench.worker?.state ?? "dead") : "not_started",
+        ...(bench ? benchState(bench) : { state: "not_started", culled_at_ms: null }),
         running: bench?.live?.id ?? null,
         pending_inputs: pendingInputs(db, id).length,
       };
     });
     return { sessions, peers: peers.map((p) => ({ ...peerView(db, p), opener_session_id: p.openerSessionId })) };
   }
+}
+
+/**
+ * A workbench's state for `klbr status`: the worker's, and `culled` (with when) for a worker idle
+ * culling shut down (C19), so an operator tells a cull from a crash; `dead` is a worker that died.
+ */
+function benchState(bench: Workbench): { state: string; culled_at_ms: number | null } {
+  const worker = bench.worker;
+  if (bench.culledAtMs !== null && (!worker || worker.state === "dead")) return { state: "culled", culled_at_ms: bench.culledAtMs };
+  return { state: worker?.state ?? "dead", culled_at_ms: null };
 }
 
 /** runtime.inspect's usage: snake_case, as every reply. */

@@ -19,6 +19,8 @@ export class Workbench {
    * kernel.reset says so; null when it simply died.
    */
   endedFor: string | null = null;
+  /** When idle culling shut the worker down (host clock, ms); null once a new generation runs (C19: status says `culled`, not `dead`). */
+  culledAtMs: number | null = null;
   /** Waiting for the slot to go idle (see whenIdle). */
   private idleWaiters: Array<() => void> = [];
 

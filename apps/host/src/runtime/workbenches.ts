@@ -171,6 +171,7 @@ export class Workbenches {
     bench.worker = worker;
     bench.skills = index;
     bench.endedFor = null;
+    bench.culledAtMs = null;
     noteRuntimeVersion(db, worker, { role: "workbench", sessionId: bench.sessionId }, this.deps.now());
     const skills = (worker.hello as { skills?: string | null }).skills ?? null;
     recordKernelReset(db, { sessionId: bench.sessionId, generation, skillsRevision: skills, pid: worker.pid, reason, atMs: this.deps.now() });

@@ -243,6 +243,8 @@ const QUERIES: LogTable[] = [
       usage: json(r.usage),
       error: json(r.error),
       reply: json(r.reply),
+      // The model the reply named (C18), null when it named none or the request has no reply.
+      response_model: r.response_model ?? null,
       started_at_ms: r.started_at_ms,
       ended_at_ms: r.ended_at_ms,
     }),

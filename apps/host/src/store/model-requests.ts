@@ -7,13 +7,13 @@ import { modelRequests } from "../db/schema";
 export type ModelRequestRow = typeof modelRequests.$inferSelect;
 
 /** Open a model request row before the request is sent: a crash mid-request leaves evidence. */
-export function startModelRequest(db: HostDb, row: Omit<typeof modelRequests.$inferInsert, "status" | "retries" | "usage" | "reply" | "error" | "endedAtMs">): void {
+export function startModelRequest(db: HostDb, row: Omit<typeof modelRequests.$inferInsert, "status" | "retries" | "usage" | "reply" | "responseModel" | "error" | "endedAtMs">): void {
   db.insert(modelRequests).values({ ...row, status: "running", retries: 0 }).run();
 }
 
 /** Close a request as answered: the reply exactly as received and the usage as reported (null: none). */
-export function finishModelRequest(db: HostDb, id: string, end: { reply: unknown; usage: UsageRecord | null; retries: number; endedAtMs: number }): void {
-  db.update(modelRequests).set({ status: "ok", reply: end.reply, usage: end.usage, retries: end.retries, endedAtMs: end.endedAtMs }).where(eq(modelRequests.id, id)).run();
+export function finishModelRequest(db: HostDb, id: string, end: { reply: unknown; responseModel?: string | null; usage: UsageRecord | null; retries: number; endedAtMs: number }): void {
+  db.update(modelRequests).set({ status: "ok", reply: end.reply, responseModel: end.responseModel ?? null, usage: end.usage, retries: end.retries, endedAtMs: end.endedAtMs }).where(eq(modelRequests.id, id)).run();
 }
 
 /** Close a request as failed, with a stable code and what the route said. */

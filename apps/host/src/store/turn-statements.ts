@@ -36,7 +36,7 @@ function prepare(sqlite: Database.Database): TurnStatements {
        VALUES (@id, @sessionId, @turnId, @route, @api, @model, @profile, @headerRecordId, @frontierId, @throughSeq, @bodyDigest, @bodyBytes, @sharedPrefixBytes, 'running', 0, @startedAtMs)`,
     ),
     adoptionMark: sqlite.prepare("SELECT coalesce(max(id), 0) AS mark FROM orientation_adoptions"),
-    finishRequest: sqlite.prepare("UPDATE model_requests SET status = 'ok', reply = @reply, usage = @usage, retries = @retries, ended_at_ms = @endedAtMs WHERE id = @id"),
+    finishRequest: sqlite.prepare("UPDATE model_requests SET status = 'ok', reply = @reply, response_model = @responseModel, usage = @usage, retries = @retries, ended_at_ms = @endedAtMs WHERE id = @id"),
   };
 }
 

@@ -90,6 +90,7 @@ export class TelemetryObserver {
       retries: row.retries,
       usage: row.usage as UsageRecord | null,
       reply: row.reply as ModelRequestRecord["reply"],
+      responseModel: row.responseModel,
       startedAtMs: row.startedAtMs,
       endedAtMs: row.endedAtMs,
       // Rebuilt from the log only when contents are captured (the recorder asks only then).

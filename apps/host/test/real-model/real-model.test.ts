@@ -9,7 +9,7 @@ import { HOST_DIR } from "../cli-run";
 import { Klbr, stop, turnEnded, until } from "./klbr";
 import { findLlama, MODEL_ALIAS, startLlamaServer, type LlamaServer } from "./llama-server";
 import { startInTerminal } from "./pty";
-import { reportedUsage, startRecordingProxy, type Exchange, type RecordingProxy } from "./recording-proxy";
+import { reportedModel, reportedUsage, startRecordingProxy, type Exchange, type RecordingProxy } from "./recording-proxy";
 import { checkSession, MAX_CELLS_PER_TURN, maxCellsInATurn, TURN_ENDS, turnEnds } from "./session-checks";
 
 const install = findLlama();
@@ -97,6 +97,45 @@ describe.skipIf(install === null)("a real model behind llama.cpp's server", () =
     const usage = reportedUsage(ex!.reply);
     if (usage === null) expect(t.stdout).toContain("usage: absent (the route reported none)\n");
     else expect(t.stdout).toMatch(new RegExp(`usage: \\{"shape":"openai_chat","prompt_tokens":${usage.prompt_tokens},"completion_tokens":${usage.completion_tokens}`));
+  });
+
+  // Issue 38 (6). llama-cpp-python's server (0.3.36) streams no usage, even when the request asks
+  // for it (`stream_options: {include_usage: true}`, which klbr always sends on chat routes); only
+  // a non-streamed reply carries it. klbr streams, so it records none for this server: absent
+  // stays absent everywhere (the row, klbr log, klbr route test), never zeros. Should a later
+  // server version stream usage, the probe below fails and the session checks record it.
+  test("usage: none in the server's stream even when asked, so none recorded (absent stays absent); the model the reply named is recorded", async () => {
+    const ask = (stream: boolean) =>
+      fetch(`${fence.server.baseUrl}/chat/completions`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ model: MODEL_ALIAS, max_tokens: 4, temperature: 0, seed: SEED, messages: [{ role: "user", content: "Say ok." }], ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}) }),
+      }).then((r) => r.text());
+    const streamed = await ask(true);
+    expect(streamed).toContain("data: [DONE]");
+    expect(reportedUsage(streamed), "llama-cpp-python streamed usage: record it (this test pins its absence)").toBeNull();
+    const whole = JSON.parse(await ask(false)) as { usage?: { prompt_tokens?: number; completion_tokens?: number } };
+    expect(whole.usage?.prompt_tokens).toBeGreaterThan(0);
+
+    const k = await klbrWithRoute(fence, "fence");
+    const from = fence.proxy.exchanges.length;
+    const t = await k.run(["route", "test", "local", "--json"]);
+    expect(t.code, t.stderr).toBe(0);
+    const [probe] = chatExchanges(fence, from);
+    expect(JSON.parse(probe!.sent)).toMatchObject({ stream: true, stream_options: { include_usage: true } });
+    expect(JSON.parse(t.stdout)).toMatchObject({ usage: null, response_model: reportedModel(probe!.reply) });
+    expect(reportedModel(probe!.reply)).toBe(MODEL_ALIAS);
+
+    const { exchanges } = await driveSession(fence, k, ["Say hello in one short sentence."]);
+    const summary = checkSession(k.database, exchanges, "fence");
+    expect(summary.usageReported).toBe(0);
+    const log = await k.run(["log", "--json", "--kind", "model.request"]);
+    expect(log.code, log.stderr).toBe(0);
+    const entries = log.stdout.trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(entries.length).toBe(exchanges.length);
+    for (const e of entries) expect(e).toMatchObject({ kind: "model.request", status: "ok", usage: null, response_model: MODEL_ALIAS });
+    const human = await k.run(["log", "--requests", "--kind", "model.request"]);
+    expect(human.stdout.match(/ usage=absent$/gm)).toHaveLength(exchanges.length);
   });
 
   test("fence cells: a session through klbr serve + klbr say", async () => {

@@ -131,6 +131,20 @@ export async function startRecordingProxy(target: string): Promise<RecordingProx
   };
 }
 
+/** The model a streamed chat reply named (its first chunk that names one), or null. */
+export function reportedModel(reply: string): string | null {
+  for (const line of reply.split("\n")) {
+    if (!line.startsWith("data: ") || line === "data: [DONE]") continue;
+    try {
+      const chunk = JSON.parse(line.slice(6)) as { model?: unknown };
+      if (typeof chunk.model === "string" && chunk.model !== "") return chunk.model;
+    } catch {
+      /* not a JSON chunk */
+    }
+  }
+  return null;
+}
+
 /** The usage object a streamed chat reply carried, or null when no chunk had one (usage absent). */
 export function reportedUsage(reply: string): Record<string, unknown> | null {
   let usage: Record<string, unknown> | null = null;

@@ -2,7 +2,7 @@
 // model's cleverness (issue 27). Every request row ended ok; what the server was sent is what the
 // row's digest says and what the log re-assembles to; between two requests with no fold the
 // earlier request's messages are a byte prefix of the later one's; usage is what the server
-// reported (absent stays absent); every cell the model wrote ran, or was refused with a reason the
+// reported (absent stays absent), the response model the one the reply named; every cell the model wrote ran, or was refused with a reason the
 // model then read; the turn ended by one of C10's three ends within max_cells_per_turn.
 import { createHash } from "node:crypto";
 import { bodyMessages, cellsOf, serializeMessages, type CellsMode, type ModelReply } from "@klbr/driver";
@@ -12,7 +12,7 @@ import { expect } from "vitest";
 import * as schema from "../../src/db/schema";
 import { reassembleRequest } from "../../src/runtime/reassemble";
 import { sessionModelRequests } from "../../src/store/model-requests";
-import { reportedUsage, type Exchange } from "./recording-proxy";
+import { reportedModel, reportedUsage, type Exchange } from "./recording-proxy";
 
 export const sha = (text: string) => createHash("sha256").update(text, "utf8").digest("hex");
 
@@ -65,6 +65,8 @@ export function checkSession(database: string, exchanges: Exchange[], mode: Cell
         summary.usageReported += 1;
         expect(row.usage).toMatchObject({ prompt_tokens: reported.prompt_tokens, completion_tokens: reported.completion_tokens });
       }
+      // The model the reply named is the row's response model (C18), null when it named none.
+      expect(row.responseModel, `request ${i}: the model the reply named`).toBe(reportedModel(ex.reply));
       // Every cell of the reply ran, or was refused with a reason the model read next.
       const reply = row.reply as ModelReply;
       for (const call of cellsOf(reply, mode)) {

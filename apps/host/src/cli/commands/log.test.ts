@@ -5,6 +5,7 @@ import type Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
 import { migrateHostDb, openSqlite, type HostDb } from "../../db/open";
 import { finishExecution, startExecution } from "../../store/executions";
+import { finishModelRequest, startModelRequest } from "../../store/model-requests";
 import { recordIncident } from "../../store/incidents";
 import * as logView from "../../store/log-view";
 import { createWait, wakeWait } from "../../store/waits";
@@ -144,5 +145,30 @@ describe("klbr log --kind", () => {
       vi.advanceTimersByTime(300);
       expect(printed()).toEqual(["maintenance.work_item:wi-1:closed", "maintenance.assessment:undefined:closed"]);
     });
+  });
+});
+
+describe("klbr log: model requests (C18 response model)", () => {
+  test("--json carries response_model on every request; the text line names it when it differs from the route's model", async () => {
+    const base = { sessionId: "root", turnId: "turn_1", route: "r", api: "chat", model: "m-1", profile: {}, headerRecordId: 1, frontierId: null, throughSeq: 1, bodyDigest: "d", bodyBytes: 10, sharedPrefixBytes: 0 };
+    startModelRequest(db, { ...base, id: "mr_snapshot", startedAtMs: 1_000 });
+    finishModelRequest(db, "mr_snapshot", { reply: { text: "a", calls: [], stop: "stop" }, responseModel: "m-1-2026-12-01", usage: null, retries: 0, endedAtMs: 1_001 });
+    startModelRequest(db, { ...base, id: "mr_same", startedAtMs: 2_000 });
+    finishModelRequest(db, "mr_same", { reply: { text: "b", calls: [], stop: "stop" }, responseModel: "m-1", usage: null, retries: 0, endedAtMs: 2_001 });
+    startModelRequest(db, { ...base, id: "mr_none", startedAtMs: 3_000 });
+    finishModelRequest(db, "mr_none", { reply: { text: "c", calls: [], stop: "stop" }, usage: null, retries: 0, endedAtMs: 3_001 });
+    expect(await logCommand({ dataDir, json: true, kind: "model.request" })).toBe(0);
+    const entries = out.splice(0).join("").split("\n").filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(entries.map((e) => [e.id, e.response_model])).toEqual([
+      ["mr_snapshot", "m-1-2026-12-01"],
+      ["mr_same", "m-1"],
+      ["mr_none", null],
+    ]);
+    expect(await logCommand({ dataDir, requests: true, kind: "model.request" })).toBe(0);
+    const lines = out.splice(0).join("").split("\n").filter(Boolean);
+    expect(lines[0]).toContain(' model=\"m-1\" response_model=\"m-1-2026-12-01\" status=ok');
+    expect(lines[1]).toContain(' model=\"m-1\" status=ok');
+    expect(lines[2]).toContain(' model=\"m-1\" status=ok');
+    expect(lines.join("\n").match(/usage=absent/g)).toHaveLength(3);
   });
 });

@@ -9,7 +9,7 @@ import { executionFilter, parseSince, requestFolder } from "../log-filters";
 import { followLive } from "../log-live";
 import { dataDirOf } from "../target";
 
-/** A model request in one line: route, outcome, bytes shared with the previous body, and the usage as the route reported it. */
+/** A model request in one line: route, the model that answered when the reply named another, outcome, bytes shared with the previous body, and the usage as the route reported it. */
 function humanModelRequest(at: string, e: LogEntry): string {
   const usage = e.usage as Record<string, number> | null;
   const figures = usage
@@ -17,7 +17,7 @@ function humanModelRequest(at: string, e: LogEntry): string {
     : "usage=absent";
   const share = usage && usage.prompt_tokens && usage.cached_prompt_tokens !== undefined ? ` cached=${((100 * usage.cached_prompt_tokens) / usage.prompt_tokens).toFixed(1)}%` : "";
   const error = e.error ? ` error=${JSON.stringify((e.error as { code: string }).code)}` : "";
-  return `${at} model.request ${String(e.id)} session=${String(e.session_id)} route=${String(e.route)} model=${JSON.stringify(e.model)} status=${String(e.status)}${error} retries=${String(e.retries)} body_bytes=${String(e.body_bytes)} shared_prefix_bytes=${String(e.shared_prefix_bytes)} ${figures}${share}`;
+  return `${at} model.request ${String(e.id)} session=${String(e.session_id)} route=${String(e.route)} model=${JSON.stringify(e.model)}${typeof e.response_model === "string" && e.response_model !== e.model ? ` response_model=${JSON.stringify(e.response_model)}` : ""} status=${String(e.status)}${error} retries=${String(e.retries)} body_bytes=${String(e.body_bytes)} shared_prefix_bytes=${String(e.shared_prefix_bytes)} ${figures}${share}`;
 }
 
 function human(entry: LogEntry): string {

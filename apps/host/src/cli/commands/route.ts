@@ -96,11 +96,12 @@ export async function routeTest(name: string, opts: CommonOptions & { json?: boo
   const result = await callRoute({ ...route, cells: "fence" }, buildRequestBody({ ...route, cells: "fence" }, messages), { key });
   const ms = Date.now() - started;
   if (opts.json) {
-    process.stdout.write(`${JSON.stringify({ route: route.name, reply: result.reply, usage: result.usage, retries: result.retries, ms })}\n`);
+    process.stdout.write(`${JSON.stringify({ route: route.name, reply: result.reply, response_model: result.model, usage: result.usage, retries: result.retries, ms })}\n`);
     return 0;
   }
   process.stdout.write(`route ${route.name}: ${route.api} ${route.model} answered in ${ms} ms (${result.retries} retries)\n`);
   process.stdout.write(`reply: ${JSON.stringify(result.reply.text)}\n`);
+  process.stdout.write(`response model: ${result.model ?? "absent (the reply named none)"}\n`);
   process.stdout.write(`usage: ${result.usage ? JSON.stringify({ ...result.usage, raw: undefined }) : "absent (the route reported none)"}\n`);
   return 0;
 }

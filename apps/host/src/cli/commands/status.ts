@@ -29,7 +29,7 @@ export async function statusCommand(opts: CommonOptions & { json?: boolean }): P
     if (telemetry !== undefined) lines.push(`telemetry  ${telemetry ? `traces to ${telemetry.endpoint}: ${telemetry.exported} spans exported, ${telemetry.dropped} dropped, ${telemetry.pending} pending` : "off"}`);
     lines.push(hooks ? `hooks      pid ${String(hooks.pid)} ${String(hooks.state)} epoch ${String(hooks.epoch)} revision ${String(hooks.revision)}` : "hooks      none");
     for (const b of status.workbenches as Array<Record<string, unknown>>) {
-      lines.push(`workbench  ${String(b.session_id)} ${String(b.generation)} pid ${String(b.pid)} ${String(b.state)}${b.running ? ` running ${String(b.running)}` : ""}`);
+      lines.push(`workbench  ${String(b.session_id)} ${String(b.generation)} pid ${String(b.pid)} ${stateText(b)}${b.running ? ` running ${String(b.running)}` : ""}`);
       if (b.stderr_tail) lines.push(`  stderr tail: ${JSON.stringify(String(b.stderr_tail).slice(-200))}`);
     }
     const pool = status.workbench_pool as { spare: { target: number; ready: number }; idle_timeout_ms: number | null; live: number; idle: number; culled: number } | undefined;
@@ -60,6 +60,11 @@ export async function statusCommand(opts: CommonOptions & { json?: boolean }): P
   }
 }
 
+/** A workbench's state; a culled one with the time of the cull (C19), told apart from a dead one. */
+function stateText(b: Record<string, unknown>): string {
+  return b.state === "culled" && typeof b.culled_at_ms === "number" ? `culled at ${new Date(b.culled_at_ms).toISOString()}` : String(b.state);
+}
+
 /** One line per session (root, peers, others with a workbench) and one per peer. */
 export function sessionLines(status: Record<string, unknown>): string[] {
   const lines: string[] = [];
@@ -67,7 +72,7 @@ export function sessionLines(status: Record<string, unknown>): string[] {
     const peer = s.peer_id ? ` peer ${String(s.peer_id)} of ${String(s.opener_session_id)}` : "";
     const gen = s.generation ? ` ${String(s.generation)}` : "";
     const running = s.running ? ` running ${String(s.running)}` : "";
-    lines.push(`session    ${String(s.session_id)} ${String(s.kind)} ${String(s.status)}${peer} workbench${gen} ${String(s.state)}${running} inputs ${String(s.pending_inputs)} pending`);
+    lines.push(`session    ${String(s.session_id)} ${String(s.kind)} ${String(s.status)}${peer} workbench${gen} ${stateText(s)}${running} inputs ${String(s.pending_inputs)} pending`);
   }
   for (const p of (status.peers as Array<Record<string, unknown>> | undefined) ?? []) {
     const r = p.requests as { pending: number; answered: number; cancelled: number };

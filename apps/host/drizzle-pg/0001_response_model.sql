@@ -1,0 +1,1 @@
+ALTER TABLE "model_requests" ADD COLUMN "response_model" text;

@@ -387,3 +387,33 @@ def test_display_is_refused_for_the_hooks_role():
         timeout=30,
     )
     assert proc.returncode == 1 and "WORKER_DISPLAY_UNEXPECTED" in proc.stderr
+
+
+def test_an_interrupt_never_cuts_a_display_frame(fresh):
+    fresh.run("class Big:\n    def __repr__(self): return 'Big()'\n    def _repr_png_(self): return b'\\x89PNG\\r\\n\\x1a\\n' + bytes(700_000)")
+    cell_id = fresh.host.new_id()
+    message = {"kind": "execute", "id": cell_id, "code": "while True:\n    display(Big())"}
+    fresh.sequence.sent(message)
+    fresh.host.send(message)
+    shown = 0
+    while shown < 3:
+        received = fresh.host.recv(30)
+        fresh.sequence.received(received)
+        shown += received["kind"] == "display"
+    fresh.host.send({"kind": "interrupt", "id": cell_id})
+    while True:
+        received = fresh.host.recv(30)  # every frame decodes and validates: none was cut
+        fresh.sequence.received(received)
+        if received["kind"] == "completed":
+            break
+        assert received["kind"] == "display" and "image/png" in received["data"]
+    assert received["result"]["status"] == "interrupted"
+    assert received["result"]["displays_dropped"] >= 0
+    assert fresh.run("display(1)").displays[0]["data"] == {"text/plain": "1"}
+
+
+def test_a_warm_spare_with_display_shows_once_bound():
+    with FakeHost(identity_stdin=True, extra_args=["--display"]) as host:
+        host.bind()
+        cell = Workbench(host).run("class R:\n    def _repr_html_(self): return '<b>r</b>'\nR()")
+        assert cell.displays[0]["data"]["text/html"] == "<b>r</b>"

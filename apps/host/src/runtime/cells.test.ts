@@ -69,17 +69,17 @@ function cells(liveOutput: unknown = null): Cells {
       },
     } as never,
     workbenches: {
-      ensure: async (sessionId: string, reason: string) => {
-        let b = benches.get(sessionId);
-        if (!b) {
-          b = new Workbench(sessionId);
-          benches.set(sessionId, b);
-          const release = await b.acquire();
-          restarts.push([sessionId, reason]);
-          b.worker = standIn();
-          release();
-        }
-        return b;
+      // As Workbenches.ensureHeld: a new session's first generation starts in the slot it hands over.
+      ensureHeld: async (sessionId: string, reason: string) => {
+        const existing = benches.get(sessionId);
+        if (existing) return { bench: existing, release: await existing.acquire() };
+        const b = new Workbench(sessionId);
+        benches.set(sessionId, b);
+        const release = await b.acquire();
+        await turn();
+        restarts.push([sessionId, reason]);
+        b.worker = standIn();
+        return { bench: b, release };
       },
       restart: async (b: Workbench, reason: string) => {
         restarts.push([b.sessionId, reason]);
@@ -156,15 +156,39 @@ describe("Cells.execute", () => {
     await first;
   });
 
+  it("runs a session's cells one at a time, in arrival order", async () => {
+    const order: string[] = [];
+    const gates = [deferred(), deferred()];
+    let n = 0;
+    nextScript = async (code) => {
+      order.push(`start ${code}`);
+      await gates[n++]!.promise;
+      order.push(`end ${code}`);
+      return ok();
+    };
+    const c = cells();
+    const a = c.execute("a", "s");
+    const b = c.execute("b", "s");
+    for (let i = 0; i < 10; i++) await turn();
+    expect(order).toEqual(["start a"]);
+    gates[0]!.resolve();
+    await a;
+    for (let i = 0; i < 10 && order.length < 3; i++) await turn();
+    expect(order).toEqual(["start a", "end a", "start b"]);
+    gates[1]!.resolve();
+    await b;
+  });
+
   it("refuses a stopped session, also one stopped while its cell queued", async () => {
     closed.add("gone");
     await expect(cells().execute("1", "gone")).rejects.toMatchObject({ code: "SESSION_STOPPED" });
     expect(benches.has("gone")).toBe(false);
     const gate = deferred();
-    nextScript = async () => (await gate.promise, ok());
+    const running = deferred();
+    nextScript = async () => (running.resolve(), await gate.promise, ok());
     const c = cells();
     const first = c.execute("1", "s");
-    await turn();
+    await running.promise;
     const second = c.execute("2", "s");
     closed.add("s");
     gate.resolve();

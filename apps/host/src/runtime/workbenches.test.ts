@@ -10,6 +10,7 @@ import type { HostDb } from "../db/open";
 import { incidents } from "../db/schema";
 import { lastKernelReset, recordKernelReset } from "../store/kernel";
 import { HostLife } from "./lifecycle";
+import { Cells } from "./cells";
 import { WorkerLaunch } from "./worker-launch";
 import { Workbenches } from "./workbenches";
 
@@ -59,9 +60,14 @@ function standIn(generation: string, pid: number): Stand {
     calls: [] as string[],
     shutdown: async () => (w.calls.push("shutdown"), (w.state = "dead")),
     hardStop: async (reason: string) => (w.calls.push(`hardStop ${reason}`), (w.state = "dead")),
+    execute: async (code: string) => (cellOrder.push(code), await cellGate, { kind: "cell", status: "ok", output: [], truncated_bytes: 0, error: null, endedBy: "worker" }),
   };
   return w as unknown as Stand;
 }
+
+/** The cells the stand-in workers ran, in order; each waits for cellGate. */
+const cellOrder: string[] = [];
+let cellGate: Promise<void> = Promise.resolve();
 
 const PYTHON_DIR = fileURLToPath(new URL("../../../../python", import.meta.url));
 const index = (revision: string) => ({ revision, skills: [], refused: [] }) as unknown as SkillIndex;
@@ -108,6 +114,8 @@ const incidentKinds = () => db.select().from(incidents).all().map((i) => i.kind)
 beforeEach(() => {
   started.length = 0;
   spares.length = 0;
+  cellOrder.length = 0;
+  cellGate = Promise.resolve();
   startFails = null;
   db = memoryDb().db;
   notes = [];
@@ -208,6 +216,57 @@ describe("Workbenches generations", () => {
     w.markClosed("s");
     expect(w.closed("s")).toBe(true);
     expect(() => w.refuseClosed("s")).toThrow(expect.objectContaining({ code: "SESSION_STOPPED" }));
+  });
+});
+
+describe("a new session's first cells", () => {
+  // Found by these tests (issue 38): ensure gave the slot back between the first generation's start
+  // and the first cell, so a second cell that arrived meanwhile took it and ran first.
+  it("run in arrival order while its first generation starts", async () => {
+    const w = workbenches();
+    let open!: () => void;
+    cellGate = new Promise((r) => (open = r));
+    const cells = new Cells({
+      db,
+      now: () => T0,
+      newId: (() => {
+        let n = 0;
+        return (p: string) => `${p}-${++n}`;
+      })(),
+      notify: () => undefined,
+      life,
+      workbenches: w,
+      hooks: { release: () => undefined } as never,
+      requestLog: { opened: () => 1 } as never,
+      liveOutput: null,
+      observeInstructions: () => undefined,
+      services: () => ({}) as never,
+    });
+    const runs = ["first", "second", "third"].map((code) => cells.execute(code, "s"));
+    for (let i = 0; i < 20 && cellOrder.length === 0; i++) await new Promise((r) => setImmediate(r));
+    expect(cellOrder).toEqual(["first"]);
+    open();
+    const reports = await Promise.all(runs);
+    expect(cellOrder).toEqual(["first", "second", "third"]);
+    expect(reports.map((r) => r.id)).toEqual(["ex-1", "ex-2", "ex-3"]);
+    expect(started).toHaveLength(1);
+  });
+
+  it("ensureHeld hands the start's slot to its caller; a failed start gives it back", async () => {
+    const w = workbenches();
+    const first = w.ensureHeld("s", "session_start");
+    const second = w.ensureHeld("s", "session_start");
+    const a = await first;
+    let secondHeld = false;
+    void second.then(() => (secondHeld = true));
+    await new Promise((r) => setImmediate(r));
+    expect(secondHeld).toBe(false);
+    a.release();
+    (await second).release();
+    expect(a.bench.idle).toBe(true);
+    startFails = new Error("no python");
+    await expect(w.ensureHeld("t", "session_start")).rejects.toThrow("no python");
+    expect(w.get("t")!.idle).toBe(true);
   });
 });
 

@@ -2,7 +2,7 @@
 // `klbr serve --web` (and `klbr web`) started from source, a session driven by the scripted route
 // on loopback, and cells in the real Python worker. It writes the README's screenshot.
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import type { Browser, ConsoleMessage, Page } from "playwright-core";
@@ -169,8 +169,8 @@ describe("klbr web (C23) in chromium", { timeout: 240_000 }, () => {
     const output = page.locator("section.cell pre.output").first();
     expect(await output.innerText()).toContain(`${HOSTILE_SCRIPT}\n${HOSTILE_IMG}`);
     expect(await page.locator("section.cell pre.output img, section.cell pre.output script, .message img, .message script").count()).toBe(0);
-    expect(await page.evaluate(() => (window as { __pwned?: number }).__pwned)).toBeUndefined();
-    expect(await page.evaluate(() => document.scripts.length)).toBe(2); // the data and app.js
+    expect(await page.evaluate(() => (globalThis as { __pwned?: number }).__pwned)).toBeUndefined();
+    expect(await page.evaluate(() => (globalThis as unknown as { document: { scripts: { length: number } } }).document.scripts.length)).toBe(2); // the data and app.js
     expect(await page.locator('[data-field="cpu_ms"] b').first().innerText()).toMatch(/^\d+$/);
     expect(await page.locator("figure.usage-chart rect.bar.read").count()).toBe(2);
     await page.close();
@@ -190,6 +190,29 @@ describe("klbr web (C23) in chromium", { timeout: 240_000 }, () => {
     g.open();
     expect((await run.done).code).toBe(0);
     await page.locator('section.cell[data-status="ok"]', { hasText: "after the gate" }).waitFor();
+    await page.close();
+  });
+
+  test("an image display renders inline, live while its cell runs and from the record after", async () => {
+    const page = await newPage();
+    await page.goto(`${origin()}/?token=${TOKEN}`);
+    await page.goto(`${origin()}/sessions/root`);
+    await page.locator(".top .badge.ok").waitFor();
+    const g = gate();
+    const helpers = readFileSync(join(HOST_DIR, "test", "display-cells.py"), "utf8");
+    const run = start(["exec", `${helpers}\nimport os, time\nprint('showing', flush=True)\ndisplay(Picture(40, 30))\n${g.wait}'shown'`]);
+    const live = page.locator('section.cell[data-status="running"]', { hasText: "showing" }).locator("figure.display img");
+    await live.waitFor();
+    await until(async () => (await live.evaluate((img) => (img as unknown as { complete: boolean }).complete)) === true);
+    expect(await live.evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth)).toBe(40);
+    expect(existsSync(g.path)).toBe(false);
+    g.open();
+    expect((await run.done).code).toBe(0);
+    const stored = page.locator('section.cell[data-status="ok"]', { hasText: "showing" }).locator("figure.display img");
+    await stored.waitFor();
+    await until(async () => (await stored.evaluate((img) => (img as unknown as { complete: boolean }).complete)) === true);
+    expect(await stored.evaluate((img) => [(img as unknown as { naturalWidth: number }).naturalWidth, (img as unknown as { naturalHeight: number }).naturalHeight])).toEqual([40, 30]);
+    expect(await page.locator('section.cell[data-status="ok"]', { hasText: "showing" }).locator("figure.display").count()).toBe(1);
     await page.close();
   });
 

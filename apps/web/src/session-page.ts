@@ -1,4 +1,4 @@
-import { CellsView, type OutputEvent } from "./cells";
+import { CellsView, type DisplayEvent, type OutputEvent } from "./cells";
 import { usageChart } from "./chart";
 import { h, replaceChildren, type Child } from "./dom";
 import { count, percent, stamp, usd } from "./format";
@@ -100,6 +100,7 @@ function follow(sessionId: string, cells: CellsView, badge: HTMLElement): void {
     }
   });
   source.addEventListener("output", (e) => cells.output(JSON.parse((e as MessageEvent<string>).data) as OutputEvent));
+  source.addEventListener("display", (e) => cells.display(JSON.parse((e as MessageEvent<string>).data) as DisplayEvent));
   source.addEventListener("execution", (e) => void cells.refresh((JSON.parse((e as MessageEvent<string>).data) as { execution_id: string }).execution_id));
   source.addEventListener("model", (e) => {
     const m = JSON.parse((e as MessageEvent<string>).data) as { phase: string; execution_id?: string };

@@ -89,6 +89,19 @@ export interface Cell {
   cpu_ms: number | null;
   peak_rss_bytes: number | null;
   request_id: string | null;
+  origin: string | null;
+  displays: DisplayRef[];
+  displays_dropped: number | null;
+}
+
+/** A stored display (C20): what the model reads as text, images by digest. */
+export interface DisplayRef {
+  seq: number;
+  digest: string;
+  mimes: string[];
+  text: string;
+  images: Array<{ mime: string; digest: string; width: number | null; height: number | null; bytes: number }>;
+  omitted?: Record<string, number>;
 }
 
 export interface Frontier {

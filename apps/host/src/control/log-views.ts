@@ -80,6 +80,21 @@ export interface CellView {
   peak_rss_bytes: number | null;
   /** The model request whose reply called it; null for a cell run by `klbr exec` or a surface. */
   request_id: string | null;
+  /** Who ran it (C20's `origin`: exec, model, mcp, web, ...); null on rows older than the column. */
+  origin: string | null;
+  /** Its rich displays in order (C20 DisplayRefs: text, images by digest). */
+  displays: DisplayView[];
+  displays_dropped: number | null;
+}
+
+/** A stored display as the page shows it (CONTRACTS' DisplayRef). */
+export interface DisplayView {
+  seq: number;
+  digest: string;
+  mimes: string[];
+  text: string;
+  images: Array<{ mime: string; digest: string; width: number | null; height: number | null; bytes: number }>;
+  omitted?: Record<string, number>;
 }
 
 /** A fold's frontier (C12). */
@@ -326,6 +341,9 @@ function cellOf(r: Record<string, unknown>, requestId: string | null): CellView 
     cpu_ms: (r.cpu_ms as number | null) ?? null,
     peak_rss_bytes: (r.peak_rss_bytes as number | null) ?? null,
     request_id: requestId,
+    origin: (r.origin as string | null | undefined) ?? null,
+    displays: json<DisplayView[]>(r.displays) ?? [],
+    displays_dropped: (r.displays_dropped as number | null | undefined) ?? null,
   };
 }
 
@@ -359,3 +377,23 @@ export function frontierList(sqlite: Database.Database, sessionId: string): Fron
     installed_at_ms: (f.installed_at_ms as number | null) ?? null,
   }));
 }
+
+/**
+ * A display's image (C20) by its full digest: its media type and bytes, or null. Only images: a
+ * bundle (which may hold text/html) is never served for a browser to render.
+ */
+export function displayImage(sqlite: Database.Database, digest: string): { media_type: string; data: Buffer } | null {
+  if (!/^sha256:[0-9a-f]{64}$/.test(digest)) return null;
+  let image = imageStatements.get(sqlite);
+  if (image === undefined) {
+    try {
+      image = sqlite.prepare("SELECT media_type, data FROM blobs WHERE digest = ? AND media_type IN ('image/png', 'image/jpeg')");
+    } catch {
+      image = null; // a log from before C20 has no blobs table
+    }
+    imageStatements.set(sqlite, image);
+  }
+  return (image?.get(digest) as { media_type: string; data: Buffer } | undefined) ?? null;
+}
+
+const imageStatements = new WeakMap<Database.Database, Database.Statement | null>();

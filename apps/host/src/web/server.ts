@@ -7,7 +7,7 @@ import type { AddressInfo } from "node:net";
 import Database from "better-sqlite3";
 import type { UsagePrices } from "@klbr/usage";
 import { isIdentifier } from "@klbr/envelope";
-import { cellPage, cellView, frontierList, listSessions, requestPage, sessionSummary, type PriceBook } from "../control/log-views";
+import { cellPage, cellView, displayImage, frontierList, listSessions, requestPage, sessionSummary, type PriceBook } from "../control/log-views";
 import { requestView } from "../control/request-view";
 import { readRoutes } from "../runtime/routes-file";
 import { loadAssets, pageShell, webAssetsDir } from "./assets";
@@ -148,6 +148,14 @@ export async function startWebServer(options: WebOptions): Promise<WebServer> {
     if (parts[1] === "requests" && parts.length === 3 && isIdentifier(parts[2]!)) {
       const view = requestView(sqlite, parts[2]!);
       return view ? json(res, view) : json(res, { error: { code: "WEB_NOT_FOUND", message: `no model request ${parts[2]}` } }, 404);
+    }
+    if (parts[1] === "images" && parts.length === 3) {
+      const image = displayImage(sqlite, parts[2]!);
+      if (!image) return text(res, 404, "404: no such image\n");
+      // Content-addressed: the bytes of a digest never change.
+      res.writeHead(200, { ...SECURITY_HEADERS, "content-type": image.media_type, "content-length": image.data.length, "cache-control": "private, max-age=31536000, immutable" });
+      res.end(req.method === "HEAD" ? undefined : image.data);
+      return;
     }
     if (parts[1] === "cells" && parts.length === 3 && isIdentifier(parts[2]!)) {
       const view = cellView(sqlite, parts[2]!);

@@ -262,6 +262,7 @@ export class Workbenches {
       onHostReply: (event) => this.deps.onHostReply(event),
       ...launch.graces(),
       ...launch.live(),
+      ...launch.display(),
     };
   }
 

@@ -1,4 +1,4 @@
-import type { CellCompletion, HostRequest, HostRequestContext, OutputListener, Worker } from "@klbr/supervisor";
+import type { CellCompletion, DisplayListener, HostRequest, HostRequestContext, OutputListener, Worker } from "@klbr/supervisor";
 import type { SkillIndex } from "@klbr/skills";
 import type { LiveExecution } from "./live-execution";
 
@@ -83,12 +83,13 @@ export class Workbench {
     code: string,
     onHostRequest: (req: HostRequest, ctx: HostRequestContext) => Promise<unknown>,
     onOutput?: OutputListener,
+    onDisplay?: DisplayListener,
   ): Promise<CellCompletion> {
     const worker = this.worker;
     if (!worker) throw new Error("workbench has no worker");
     this.live = live;
     try {
-      return await worker.execute(code, { id: live.id, onHostRequest, ...(onOutput ? { onOutput } : {}) });
+      return await worker.execute(code, { id: live.id, onHostRequest, ...(onOutput ? { onOutput } : {}), ...(onDisplay ? { onDisplay } : {}) });
     } finally {
       live.ended = true;
       this.live = null;

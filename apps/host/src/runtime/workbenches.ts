@@ -274,6 +274,7 @@ export class Workbenches {
       onHostReply: (event) => this.deps.onHostReply(event),
       ...launch.graces(),
       ...launch.live(),
+      ...launch.display(),
     };
   }
 

@@ -5,6 +5,7 @@ import type { HostDb } from "../db/open";
 import { incidents } from "../db/schema";
 import { getExecution } from "../store/executions";
 import { Cells } from "./cells";
+import { DisplayRecorder } from "./displays";
 import type { LiveExecution } from "./live-execution";
 import { Workbench } from "./workbench";
 
@@ -96,6 +97,7 @@ function cells(liveOutput: unknown = null): Cells {
     hooks: { release: (live: LiveExecution) => void released.push(live.id) } as never,
     requestLog: { opened: (...args: unknown[]) => (opened.push(args), opened.length) } as never,
     liveOutput: liveOutput as never,
+    displays: new DisplayRecorder({ db, now: () => T0, publish: null }),
     observeInstructions: (s) => observe(s),
     services: () => services() as never,
   });
@@ -131,7 +133,7 @@ describe("Cells.execute", () => {
     const report = await cells().execute("print('hi')", "s1");
     expect(restarts).toEqual([["s1", "session_start"]]);
     expect(report).toMatchObject({ id: "ex-1", session_id: "s1", generation: "g-1", status: "ok", output: [{ stream: "stdout", text: "hi\n" }], started_at_ms: T0, ended_at_ms: T0 });
-    expect(getExecution(db, "ex-1")).toMatchObject({ code: "print('hi')", status: "ok" });
+    expect(getExecution(db, "ex-1")).toMatchObject({ code: "print('hi')", status: "ok", origin: "exec" });
     expect(notes).toEqual([{ type: "execution", session_id: "s1", execution_id: "ex-1", status: "ok", at_ms: T0 }]);
     expect(released).toEqual(["ex-1"]);
     expect(benches.get("s1")!.idle).toBe(true);
@@ -139,8 +141,9 @@ describe("Cells.execute", () => {
   });
 
   it("runs in the root session by default, under the caller's id when given", async () => {
-    const report = await cells().execute("1", undefined, { executionId: "mine" });
+    const report = await cells().execute("1", undefined, { executionId: "mine", origin: "mcp" });
     expect(report).toMatchObject({ id: "mine", session_id: "root" });
+    expect(getExecution(db, "mine")!.origin).toBe("mcp");
     // The id is used now: a second cell with it is refused before anything runs.
     await expect(cells().execute("1", "root", { executionId: "mine" })).rejects.toMatchObject({ code: "EXECUTION_ID_IN_USE" });
   });

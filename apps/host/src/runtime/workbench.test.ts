@@ -142,11 +142,11 @@ describe("Workbench.run", () => {
       },
     } as unknown as Worker;
     const onOutput = () => undefined;
-    expect(await bench.run(l, "1 + 1", async () => null, onOutput)).toBe(completion);
-    expect(calls).toEqual([["1 + 1", ["id", "onHostRequest", "onOutput"], "ex-1"]]);
+    expect(await bench.run(l, "1 + 1", async () => null, onOutput, () => undefined)).toBe(completion);
+    expect(calls).toEqual([["1 + 1", ["id", "onDisplay", "onHostRequest", "onOutput"], "ex-1"]]);
     expect(bench.live).toBeNull();
     expect(l.ended).toBe(true);
-    // Without a listener none is passed (the worker then streams nothing for it).
+    // Without listeners none is passed (the worker then streams nothing for them).
     l = live({ id: "ex-2" });
     await bench.run(l, "2", async () => null);
     expect(calls[1]).toEqual(["2", ["id", "onHostRequest"], "ex-2"]);

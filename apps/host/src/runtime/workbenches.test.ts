@@ -11,6 +11,7 @@ import { incidents } from "../db/schema";
 import { lastKernelReset, recordKernelReset } from "../store/kernel";
 import { HostLife } from "./lifecycle";
 import { Cells } from "./cells";
+import { DisplayRecorder } from "./displays";
 import { WorkerLaunch } from "./worker-launch";
 import { Workbenches } from "./workbenches";
 
@@ -239,6 +240,7 @@ describe("a new session's first cells", () => {
       hooks: { release: () => undefined } as never,
       requestLog: { opened: () => 1 } as never,
       liveOutput: null,
+      displays: new DisplayRecorder({ db, now: () => T0, publish: null }),
       observeInstructions: () => undefined,
       services: () => ({}) as never,
     });

@@ -14,6 +14,7 @@ import asyncio
 import json
 import math
 import re
+from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
 from array import array
 from itertools import accumulate
 from typing import Any
@@ -567,14 +568,68 @@ def _check(value: Any, depth: int, path: str, walk: _Walk) -> None:
         raise _refuse(path, f"a {kind.__name__}")
 
 
-def encode_payload(value: Any) -> bytes:
-    """Encodes a value as compact UTF-8 JSON, refusing before producing anything.
+class _Doubt(Exception):
+    """Raised by the fast encoder's walk; the exact walk then judges the value."""
 
-    Accepts exactly dict (str keys), list, str, int, float, bool and None: tuples, subclasses
-    and other types are ``FRAME_UNENCODABLE``, as are non-finite floats, integers beyond
-    ±(2**53 - 1) and strings holding surrogates; over 128 levels is ``FRAME_TOO_DEEP``; a
-    payload over 1 MiB is ``FRAME_TOO_LARGE``.
+
+def _fast_size(value: Any, depth: int, size: int, _max: int = MAX_SAFE_INTEGER, _str: type = str) -> int:
+    """``size`` plus a lower bound of a container's payload bytes; _Doubt on anything unusual.
+
+    It only checks what json's C encoder would not refuse by itself: exact types (no tuple, no
+    subclass, str keys), integers beyond ±(2**53 - 1), depth (a cycle passes it too), and a size
+    that cannot fit. Non-finite floats make the encoder raise, lone surrogates the UTF-8 encode.
     """
+    if depth >= MAX_DEPTH or size > MAX_FRAME_BYTES:
+        raise _Doubt
+    if type(value) is dict:
+        for key in value:
+            if type(key) is not _str:
+                raise _Doubt
+            size += len(key) + 3
+        items: Any = value.values()
+    else:
+        items = value
+    for item in items:
+        kind = type(item)
+        if kind is _str:
+            size += len(item) + 3
+        elif kind is int:
+            if item > _max or item < -_max:
+                raise _Doubt
+            size += 2
+        elif kind is dict or kind is list:
+            size = _fast_size(item, depth + 1, size + 2)
+        elif kind is float or kind is bool or item is None:
+            size += 2
+        else:
+            raise _Doubt
+    return size
+
+
+# json.dumps(ensure_ascii=False, separators=(",", ":"), allow_nan=False, check_circular=False)
+# builds this encoder on every call; made once, it costs nothing per message.
+_C_ENCODE = (
+    c_make_encoder(None, None, encode_basestring, None, ":", ",", False, False, False)
+    if c_make_encoder is not None
+    else None
+)
+
+
+def _encode_fast(value: Any) -> bytes | None:
+    kind = type(value)
+    if kind is dict or kind is list:
+        if _fast_size(value, 0, 2) > MAX_FRAME_BYTES:
+            return None
+    elif kind is int:
+        if value > MAX_SAFE_INTEGER or value < -MAX_SAFE_INTEGER:
+            return None
+    elif not (kind is str or kind is float or kind is bool or value is None):
+        return None
+    data = _C_ENCODE(value, 0)[0].encode("utf-8")
+    return data if len(data) <= MAX_FRAME_BYTES else None
+
+
+def _encode_exactly(value: Any) -> bytes:
     walk = _Walk()
     _check(value, 0, "", walk)
     if walk.size > MAX_FRAME_BYTES:  # refuse before serializing all of it
@@ -584,6 +639,29 @@ def encode_payload(value: Any) -> bytes:
     if len(data) > MAX_FRAME_BYTES:
         raise FrameError("FRAME_TOO_LARGE", f"payload of {len(data)} bytes exceeds {MAX_FRAME_BYTES} bytes")
     return data
+
+
+def encode_payload(value: Any) -> bytes:
+    """Encodes a value as compact UTF-8 JSON, refusing before producing anything.
+
+    Accepts exactly dict (str keys), list, str, int, float, bool and None: tuples, subclasses
+    and other types are ``FRAME_UNENCODABLE``, as are non-finite floats, integers beyond
+    ±(2**53 - 1) and strings holding surrogates; over 128 levels is ``FRAME_TOO_DEEP``; a
+    payload over 1 MiB is ``FRAME_TOO_LARGE``.
+    """
+    if _C_ENCODE is not None:
+        try:
+            data = _encode_fast(value)
+        except (_Doubt, ValueError, TypeError, UnicodeEncodeError, RecursionError):
+            data = None  # the exact walk decides, with the precise code and place
+        if data is not None:
+            return data
+    return _encode_exactly(value)
+
+
+def encode_payload_exactly(value: Any) -> bytes:
+    """encode_payload without the fast path (tests compare the two)."""
+    return _encode_exactly(value)
 
 
 def encode_frame(value: Any) -> bytes:

@@ -1,21 +1,25 @@
-"""decode_payload's fast path never decides differently from the exhaustive slow path.
+"""The codec's fast paths never decide differently from the exact slow paths.
 
-Both read every fixtures/frame vector, every JSONTestSuite file (with its pinned C1 outcome) and
-random payloads (hypothesis) shaped to reach each of the fast path's ways: short texts, long texts
-of long strings, long texts of many small values.
+decode_payload and decode_payload_exhaustively read every fixtures/frame vector, every
+JSONTestSuite file (with its pinned C1 outcome) and random payloads (hypothesis) shaped to reach
+each of the fast path's ways: short texts, long texts of long strings, long texts of many small
+values. encode_payload and encode_payload_exactly see every encode vector and random values,
+refused ones included (tuples, subclasses, surrogates, big integers, non-finite, deep, cycles).
 """
 
 from __future__ import annotations
 
+import enum
 import json
+import math
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tools.frame_vectors import case_chunks, load_frame_files
-from klbr.frame import FrameError, decode_payload, decode_payload_exhaustively
+from tools.frame_vectors import case_chunks, load_frame_files, revive
+from klbr.frame import FrameError, decode_payload, decode_payload_exhaustively, encode_payload, encode_payload_exactly
 
 SUITE = Path(__file__).resolve().parents[2] / "fixtures" / "jsontestsuite"
 EXPECTED = json.loads((SUITE / "expected.json").read_text(encoding="utf-8"))["cases"]
@@ -115,3 +119,73 @@ def test_values_with_duplicates_and_escapes(value, style):
     if style == 2 and text.startswith("{") and len(text) > 2:
         text = text[:-1] + "," + text[1:]  # every key of the top object twice
     _agree(text.encode("utf-8", "surrogatepass"))
+
+
+def _encoded(encode, value) -> str:
+    try:
+        return "ok " + encode(value).hex()
+    except FrameError as error:
+        return f"{error.code} {error}"
+
+
+def _encodes_alike(value) -> None:
+    assert _encoded(encode_payload, value) == _encoded(encode_payload_exactly, value)
+
+
+def test_every_encode_vector():
+    seen = 0
+    for _, kind, cases in load_frame_files():
+        for case in cases if kind == "encode" else []:
+            _encodes_alike(revive(case["input"]["value"]))
+            seen += 1
+    assert seen > 10
+
+
+class _Int(int):
+    pass
+
+
+class _Str(str):
+    pass
+
+
+class _Color(enum.IntEnum):
+    RED = 1
+
+
+def _cycle() -> list:
+    a: list = [1]
+    a.append({"x": a})
+    return a
+
+
+def _deep(n: int) -> list:
+    out: list = []
+    for _ in range(n):
+        out = [out]
+    return out
+
+
+ODD_VALUES = [
+    (1, 2), _Int(3), _Str("s"), _Color.RED, {1: "a"}, {None: 1}, b"x", {"s"}, math.nan, math.inf, -math.inf,
+    2**53, -(2**53), 2**53 - 1, "\ud800", "a\udfffb", 1e308, -0.0, _cycle(), _deep(127), _deep(128), _deep(129),
+    "x" * 1_048_570, ["x" * 600_000, "y" * 600_000], object(),
+]
+ODD = st.sampled_from(ODD_VALUES)
+encodable = st.recursive(
+    st.one_of(leaves, ODD),
+    lambda c: st.one_of(st.lists(c, max_size=4), st.dictionaries(keys, c, max_size=4)),
+    max_leaves=30,
+)
+
+
+@SETTINGS
+@given(encodable)
+def test_encoders_agree(value):
+    _encodes_alike(value)
+
+
+def test_encoders_agree_on_the_odd_ones():
+    for value in ODD_VALUES:
+        _encodes_alike(value)
+        _encodes_alike({"k": [value]})

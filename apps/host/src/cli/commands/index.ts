@@ -1,4 +1,5 @@
 import type { Register } from "../command";
+import { register as display } from "./display";
 import { register as exec } from "./exec";
 import { register as init } from "./init";
 import { register as log } from "./log";
@@ -16,4 +17,4 @@ import { register as target } from "./target";
  * folder exporting `register(program)` (its options, its help, its action), plus one line here.
  * Keep a command file's top-level imports light: load the host inside the action.
  */
-export const COMMANDS: readonly Register[] = [init, serve, exec, say, chat, repl, route, log, release, status, target];
+export const COMMANDS: readonly Register[] = [init, serve, exec, say, chat, repl, route, log, display, release, status, target];

@@ -83,8 +83,11 @@ export interface HookValueCompletion<S extends HookSlot = HookSlot> extends Comp
 /** How an `invoke` ended. */
 export type HookCompletion<S extends HookSlot = HookSlot> = HookValueCompletion<S> | FailedCompletion;
 
-/** What `interrupt(id)` reports: the rung that ended the operation, or that it was not running. */
+/**
+ * What `interrupt(id)` reports: the rung that ended the operation, `completed` when it finished on
+ * its own while the ladder climbed (no rung ended it), or that it was not running.
+ */
 export interface InterruptOutcome {
-  rung: InterruptRung | "not_running";
+  rung: InterruptRung | "completed" | "not_running";
   completion?: CellCompletion | HookCompletion;
 }

@@ -347,7 +347,8 @@ export class RemoteNamespaces implements RemoteService {
     }
     const outcome = await gen.remote.worker.interrupt(operationId);
     await op.promise.catch(() => undefined);
-    return outcome.rung === "not_running" ? null : outcome.rung;
+    // Finished on its own while the ladder climbed: nothing was cancelled.
+    return outcome.rung === "not_running" || outcome.rung === "completed" ? null : outcome.rung;
   }
 
   // ---- remote.close ----

@@ -62,6 +62,34 @@ describe("klbr mcp over stdio, the TS SDK client", () => {
     expect(textOf(second)).toMatch(/^\[\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ · ran \d+ms\]\n42\n$/);
   });
 
+  test("a matplotlib plot comes back as image content: the stored PNG, 640x480", async () => {
+    const result = await client.callTool({ name: "python", arguments: { code: "import matplotlib.pyplot as plt\nplt.plot([1, 2, 3], [2, 1, 3])\nplt.title('klbr')\nplt.show()" } });
+    expect(result.isError).toBe(false);
+    const images = (result.content as Array<{ type: string; data?: string; mimeType?: string }>).filter((c) => c.type === "image");
+    expect(images).toHaveLength(1);
+    expect(images[0]!.mimeType).toBe("image/png");
+    const png = Buffer.from(images[0]!.data!, "base64");
+    expect(png.subarray(1, 4).toString()).toBe("PNG");
+    // IHDR: width and height, big-endian, at bytes 16 and 20.
+    expect([png.readUInt32BE(16), png.readUInt32BE(20)]).toEqual([640, 480]);
+    // The text a model reads comes first, framed.
+    expect((result.content as Array<{ type: string }>)[0]!.type).toBe("text");
+  }, 60_000);
+
+  test("a display without an image is text content", async () => {
+    const result = await client.callTool({ name: "python", arguments: { code: "class Shown:\n    def _repr_markdown_(self):\n        return '**bold**'\ndisplay(Shown())" } });
+    expect(result.isError).toBe(false);
+    const texts = (result.content as Array<{ type: string; text?: string }>).filter((c) => c.type === "text").map((c) => c.text);
+    expect(texts.slice(1)).toEqual(["**bold**"]);
+  });
+
+  test("every call is an execution with origin mcp in the durable log", async () => {
+    const result = await client.callTool({ name: "python", arguments: { code: "'origin?'" } });
+    const id = ((result._meta as Record<string, { execution_id: string }>)["klbr/execution"]).execution_id;
+    const record = (await executions(client, sessionOf(result))).find((r) => r.id === id);
+    expect(record).toMatchObject({ origin: "mcp", status: "ok" });
+  });
+
   test("a failed cell is isError with its traceback and status", async () => {
     const result = await client.callTool({ name: "python", arguments: { code: "1 / 0" } });
     expect(result.isError).toBe(true);

@@ -1,6 +1,7 @@
 /** A request on the control socket: an id the reply repeats, an operation and its fields. */
 export type ControlRequest =
   /** With `live` (and an execution_id), the cell's C16 output is pushed as `{event}` frames before the reply. */
+  /** `origin` says who runs it (C20, the execution record's `origin`): default "exec". */
   | { id: number; op: "exec"; code: string; session?: string; execution_id?: string; live?: boolean; origin?: string }
   /** A cell the client will not send (over the source limit, perhaps over a frame): recorded and refused. */
   | { id: number; op: "refuse_cell"; bytes: number; session?: string }
@@ -13,7 +14,9 @@ export type ControlRequest =
   | { id: number; op: "log_page"; session: string; page?: number; page_size?: number }
   | { id: number; op: "subscribe" }
   /** Push live output (C16) of one execution, one session's cells, or (neither) every cell, as `{event}` frames. */
-  | { id: number; op: "watch_output"; execution_id?: string; session?: string };
+  | { id: number; op: "watch_output"; execution_id?: string; session?: string }
+  /** A stored display blob (C20) by digest (`sha256:<hex>`) -> `{digest, media_type, base64}`; unknown: DISPLAY_NOT_FOUND. */
+  | { id: number; op: "blob_get"; digest: string };
 
 /** A reply, or a pushed notification for subscribers. */
 export type ControlMessage =

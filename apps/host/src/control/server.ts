@@ -5,6 +5,7 @@ import { encodeFrame, FrameDecoder } from "@klbr/frame";
 import { HostError } from "../errors";
 import type { Host } from "../runtime/host";
 import type { LiveOutputHub } from "../runtime/live-output";
+import { blobReply } from "./blob-get";
 import { ConnectionLiveOutput } from "./live";
 import { logPage } from "./log-page";
 import { LOG_PAGE_DEFAULT_SIZE, LOG_PAGE_MAX_SIZE, MAX_SOCKET_PATH_BYTES, type ControlMessage, type ControlRequest } from "./protocol";
@@ -156,6 +157,10 @@ export function checkRequest(frame: unknown): ControlRequest {
       optionalString(req, "execution_id", session, "an identifier");
       if (req.live !== undefined && typeof req.live !== "boolean") throw protocolError(`exec: live must be a boolean, got ${JSON.stringify(req.live)}`);
       if (req.live && req.execution_id === undefined) throw protocolError("exec: live output needs the execution_id the events will name");
+      optionalString(req, "origin", (v) => /^[a-z][a-z0-9_.-]{0,31}$/.test(v), 'a short lower-case name ("exec", "model", "mcp", "web", ...)');
+      break;
+    case "blob_get":
+      if (typeof req.digest !== "string") throw protocolError(`blob_get needs a digest string, got ${JSON.stringify(req.digest)}`);
       break;
     case "watch_output":
       optionalString(req, "execution_id", session, "an identifier");
@@ -195,7 +200,9 @@ async function answer(host: Host, req: ControlRequest): Promise<unknown> {
   switch (req.op) {
     case "exec":
       // A client that names its cell can interrupt exactly it (Ctrl-C), queued or running.
-      return host.execute(req.code, req.session, req.execution_id ? { executionId: req.execution_id } : {});
+      return host.execute(req.code, req.session, { ...(req.execution_id ? { executionId: req.execution_id } : {}), origin: req.origin ?? "exec" });
+    case "blob_get":
+      return blobReply(host.db, req.digest);
     case "refuse_cell":
       return host.refuseCell(req.session ?? "root", req.bytes);
     case "say":

@@ -68,7 +68,7 @@ export async function runCell(link: DaemonLink, args: PythonArgs, session: strin
     const reply = (await client.request({ op: "exec", code: args.code, session, execution_id: executionId, origin: "mcp", ...(progress ? { live: true } : {}) })) as ExecReply;
     // Every notification goes out before the result: a client forgets a call's progress token once answered.
     await progress?.();
-    return await cellResult(reply, (digest) => client.request({ op: "blob_get", digest } as never) as Promise<{ media_type: string; base64: string }>, notes);
+    return await cellResult(reply, (digest) => client.request({ op: "blob_get", digest }) as Promise<{ media_type: string; base64: string }>, notes);
   } catch (error) {
     const e = error as HostError;
     if (e.code === "HOST_NOT_RUNNING") {

@@ -223,6 +223,9 @@ async function globalHost() {
   const two = await runAsync(klbr, ["exec", "1+1"], { cwd: elsewhere, env });
   if (two === "2\n") say("npm i -g, then klbr exec '1+1' outside the repository -> 2");
   else if (two !== null) failures.push(`klbr exec '1+1' printed ${JSON.stringify(two)}, not "2\\n"`);
+  const webAssets = join(prefix, "lib", "node_modules", "@klbr", "host", "web-assets");
+  // C23: the web view's front end ships inside @klbr/host (no CDN, nothing fetched at run time).
+  for (const file of ["app.js", "app.css"]) if (!existsSync(join(webAssets, file))) failures.push(`@klbr/host was installed without its web view's ${file} (web-assets/)`);
   const shipped = join(prefix, "lib", "node_modules", "@klbr", "host", "python");
   const where = await runAsync(klbr, ["exec", originOf("klbr", shipped)], { cwd: elsewhere, env });
   if (where !== null && !where.includes("from the runtime dir")) {

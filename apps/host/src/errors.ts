@@ -13,7 +13,10 @@ export type HostErrorCode =
   | "DATABASE_CORRUPT"
   | "SANDBOX_INVALID"
   | "SANDBOX_DATA_IN_WORKSPACE"
-  | "SANDBOX_UNAVAILABLE";
+  | "SANDBOX_UNAVAILABLE"
+  | "DISPLAY_NOT_FOUND"
+  | "DISPLAY_DIGEST_AMBIGUOUS"
+  | "DISPLAY_WRITE_FAILED";
 
 /** A host or CLI failure with a stable code; the message names the offending value. */
 export class HostError extends Error {

@@ -167,6 +167,20 @@ describe("klbr against a running daemon", () => {
     expect((await klbr(["exec", "survived"])).stdout).toBe("True\n");
   });
 
+  test("Ctrl-C on klbr exec of a cell that blocks SIGINT and sleeps in C: it finished on its own, and says so (issue 38, item 1)", async () => {
+    const cell = "import ctypes, signal\nsignal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGINT])\nopen('blocked-started', 'w').close()\nleft = ctypes.CDLL(None).sleep(20)\nprint('after', left > 0)";
+    const child = spawn(CLI[0]!, [...CLI.slice(1), "--data-dir", dataDir, "--workspace", workspace, "exec", "--json", cell], { cwd: HOST_DIR, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    child.stdout.on("data", (c) => (stdout += c));
+    while (!existsSync(join(workspace, "blocked-started"))) await new Promise((r) => setTimeout(r, 20));
+    child.kill("SIGINT");
+    const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+    // The kick cut the sleep short and the cell's next line ran: no rung ended it.
+    const report = JSON.parse(stdout) as { status: string; ended_by: string; output: unknown };
+    expect(report).toMatchObject({ status: "ok", ended_by: "worker", output: [{ stream: "stdout", text: "after True\n" }] });
+    expect(code).toBe(0);
+  });
+
   test("a workspace command with a timeout", async () => {
     const r = await klbr(["exec", "o = await runtime.run(['sleep', '30'], timeout_ms=200)\n(o['timed_out'], o['exit_code'])"]);
     expect(r.stdout).toBe("(True, None)\n");

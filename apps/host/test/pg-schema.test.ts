@@ -15,6 +15,7 @@ const TYPE_MAP: Record<string, string> = {
   SQLiteBoolean: "PgBoolean",
   SQLiteText: "PgText",
   SQLiteTextJson: "PgJson",
+  SQLiteBlobBuffer: "PgCustomColumn",
 };
 
 interface Shape {

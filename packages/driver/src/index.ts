@@ -4,9 +4,9 @@
 
 // Routes (C10)
 /** routes.json: parse and check a file or one route, find one, read its key from the environment. */
-export { findRoute, parseRoute, parseRoutes, RESERVED_OPTIONS, routeKey } from "./routes.js";
+export { findRoute, parseRoute, parseRoutes, PRICE_KEYS, RESERVED_OPTIONS, routeKey } from "./routes.js";
 /** A route, the file, and their parts. */
-export type { CellsMode, Route, RouteApi, RoutesFile } from "./routes.js";
+export type { CellsMode, Route, RouteApi, RoutePrices, RoutesFile } from "./routes.js";
 
 // Records and assembly
 /** The transcript records a request is assembled from. */

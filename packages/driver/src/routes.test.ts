@@ -10,6 +10,13 @@ describe("routes.json (C10)", () => {
     expect(file.routes[0]).toEqual({ ...base, cells: "tool", accepts: { prompt_cache_retention: false, prompt_cache_options: false }, options: {} });
   });
 
+  it("keeps a route's prices (C23), USD per million tokens, and leaves them out when not given", () => {
+    const prices = { input: 3, output: 15, cache_read: 0.3, cache_write: 3.75 };
+    expect(parseRoutes({ routes: [{ ...base, prices }] }).routes[0]!.prices).toEqual(prices);
+    expect(parseRoutes({ routes: [{ ...base, prices: { output: 0 } }] }).routes[0]!.prices).toEqual({ output: 0 });
+    expect(Object.hasOwn(parseRoutes({ routes: [base] }).routes[0]!, "prices")).toBe(false);
+  });
+
   it("keeps the default the file names", () => {
     expect(parseRoutes({ default: "other", routes: [base, { ...base, name: "other" }] }).default).toBe("other");
   });
@@ -37,6 +44,11 @@ describe("routes.json (C10)", () => {
     [{ routes: [] }, /declares 0 routes/],
     [{ routes: [{ ...base, api_key_env: "not-a-var" }] }, /api_key_env/],
     [{ routes: [{ ...base, context_tokens: 1.5 }] }, /context_tokens/],
+    [{ routes: [{ ...base, prices: { input: "3" } }] }, /prices\.input must be a number >= 0/],
+    [{ routes: [{ ...base, prices: { input: -1 } }] }, /prices\.input must be a number >= 0/],
+    [{ routes: [{ ...base, prices: { reasoning: 1 } }] }, /prices has an unknown field "reasoning"/],
+    [{ routes: [{ ...base, prices: {} }] }, /must price at least one/],
+    [{ routes: [{ ...base, prices: [3, 15] }] }, /prices must be an object/],
   ])("refuses %j", (file, message) => {
     expect(() => parseRoutes(file)).toThrow(message);
     try {

@@ -18,7 +18,20 @@ export interface Route {
   cells: CellsMode;
   accepts: { prompt_cache_retention: boolean; prompt_cache_options: boolean };
   options: Record<string, unknown>;
+  /** What the route charges, USD per million tokens (C23): only the counts it names are priced; absent, no cost is shown. */
+  prices?: RoutePrices;
 }
+
+/** A route's prices (C23 `"prices"`), USD per million tokens of each kind of count. */
+export interface RoutePrices {
+  input?: number;
+  output?: number;
+  cache_read?: number;
+  cache_write?: number;
+}
+
+/** The kinds of count a route may price. */
+export const PRICE_KEYS = ["input", "output", "cache_read", "cache_write"] as const;
 
 /** The whole `routes.json` file. */
 export interface RoutesFile {
@@ -30,7 +43,7 @@ const APIS: readonly RouteApi[] = ["chat", "responses", "anthropic"];
 const CELLS: readonly CellsMode[] = ["tool", "fence"];
 const IDENTIFIER = /^[A-Za-z0-9_.-]{1,128}$/;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
-const ROUTE_KEYS = ["name", "api", "base_url", "model", "api_key_env", "context_tokens", "cells", "accepts", "options"];
+const ROUTE_KEYS = ["name", "api", "base_url", "model", "api_key_env", "context_tokens", "cells", "accepts", "options", "prices"];
 /** Request fields the driver writes itself: an option naming one would silently fight the assembly. */
 export const RESERVED_OPTIONS = ["model", "messages", "input", "system", "tools", "tool_choice", "stream", "stream_options"] as const;
 
@@ -67,6 +80,7 @@ export function parseRoute(value: unknown, at = "route"): Route {
   const options = value.options ?? {};
   if (!isObject(options)) fail(`${at}.options must be an object, got ${describeValue(options)}`);
   for (const key of RESERVED_OPTIONS) if (Object.hasOwn(options, key)) fail(`${at}.options may not set ${JSON.stringify(key)}: the driver writes it`);
+  const prices = value.prices === undefined ? undefined : parsePrices(value.prices, `${at}.prices`);
   return {
     name,
     api: api as RouteApi,
@@ -77,7 +91,21 @@ export function parseRoute(value: unknown, at = "route"): Route {
     cells: cells as CellsMode,
     accepts: { prompt_cache_retention: accepts.prompt_cache_retention === true, prompt_cache_options: accepts.prompt_cache_options === true },
     options: { ...options },
+    ...(prices ? { prices } : {}),
   };
+}
+
+/** `"prices"`: an object of PRICE_KEYS, each a finite number >= 0 (USD per million tokens), at least one. */
+function parsePrices(value: unknown, at: string): RoutePrices {
+  if (!isObject(value)) fail(`${at} must be an object of USD per million tokens, got ${describeValue(value)}`);
+  const prices: RoutePrices = {};
+  for (const [key, price] of Object.entries(value)) {
+    if (!(PRICE_KEYS as readonly string[]).includes(key)) fail(`${at} has an unknown field ${JSON.stringify(key)} (prices are ${PRICE_KEYS.join(", ")})`);
+    if (typeof price !== "number" || !Number.isFinite(price) || price < 0) fail(`${at}.${key} must be a number >= 0 (USD per million tokens), got ${describeValue(price)}`);
+    prices[key as keyof RoutePrices] = price;
+  }
+  if (Object.keys(prices).length === 0) fail(`${at} must price at least one of ${PRICE_KEYS.join(", ")}`);
+  return prices;
 }
 
 /**

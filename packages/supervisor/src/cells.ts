@@ -38,7 +38,11 @@ export class CellSlot {
    */
   complete(run: CellRun, result: CompletedResult, shutdown: boolean): string | undefined {
     const cell = run.op;
-    const endedBy: EndedBy = cell.rung ?? (shutdown ? "shutdown" : "worker");
+    // A rung ended the cell only if the worker says it was interrupted: a cell that completes
+    // otherwise while a rung is in force (a C call the kick cut short, then the cell's own code
+    // went on to its end) finished on its own, and the record must not name a rung (issue 38).
+    const byRung = result.kind === "cell" && result.status === "interrupted" ? cell.rung : undefined;
+    const endedBy: EndedBy = byRung ?? (shutdown ? "shutdown" : "worker");
     const base = { id: cell.id, startedAt: cell.startedAt, endedAt: Date.now(), endedBy };
     if (result.kind === "cell") {
       if (result.status === "yielded" && !run.waitAccepted) {

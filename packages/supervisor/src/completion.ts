@@ -21,6 +21,8 @@ export interface ExitInfo {
 export interface WorkerExit extends ExitInfo {
   /** Stable reason code: `shutdown`, `worker_exited`, `frame_error:<CODE>`, `protocol_violation`, a hardStop reason, ... */
   reason: string;
+  /** What the host observed of that reason (a limit's detail names the limit and its value). */
+  detail?: string;
   tails: OutputTails;
 }
 
@@ -83,8 +85,11 @@ export interface HookValueCompletion<S extends HookSlot = HookSlot> extends Comp
 /** How an `invoke` ended. */
 export type HookCompletion<S extends HookSlot = HookSlot> = HookValueCompletion<S> | FailedCompletion;
 
-/** What `interrupt(id)` reports: the rung that ended the operation, or that it was not running. */
+/**
+ * What `interrupt(id)` reports: the rung that ended the operation, `completed` when it finished on
+ * its own while the ladder climbed (no rung ended it), or that it was not running.
+ */
 export interface InterruptOutcome {
-  rung: InterruptRung | "not_running";
+  rung: InterruptRung | "completed" | "not_running";
   completion?: CellCompletion | HookCompletion;
 }

@@ -82,7 +82,9 @@ export class HookCalls {
   complete(call: HookCall, result: CompletedResult): void {
     clearTimeout(call.timer);
     const op = call.op;
-    const base = { id: op.id, startedAt: op.startedAt, endedAt: Date.now(), endedBy: (op.rung ?? "worker") as EndedBy };
+    // A hook's interrupt ends it as a failed completion; a decision it still returned is its own.
+    const byRung = result.kind === "failed" ? op.rung : undefined;
+    const base = { id: op.id, startedAt: op.startedAt, endedAt: Date.now(), endedBy: (byRung ?? "worker") as EndedBy };
     if (result.kind === "cell") {
       this.#scope.invalidate("protocol_violation", `a cell result completed hook call ${JSON.stringify(op.id)}`);
       return;

@@ -24,9 +24,12 @@ export interface LadderScope {
 export async function climbLadder(op: AnyOperation, scope: LadderScope): Promise<InterruptOutcome> {
   const outcome = (): InterruptOutcome => {
     const completion = op.result;
+    if (!completion) return { rung: op.rung ?? "message" };
+    // Finished on its own while a rung was in force: no rung ended it (see CellSlot.complete).
+    if (completion.endedBy === "worker") return { rung: "completed", completion };
     // A hard stop from elsewhere (hardStop, shutdown) may end the cell while an earlier rung waits.
-    const rung = completion?.endedBy === "hard_stop" ? "hard_stop" : (op.rung ?? "message");
-    return completion ? { rung, completion } : { rung };
+    const rung = completion.endedBy === "hard_stop" ? "hard_stop" : (op.rung ?? "message");
+    return { rung, completion };
   };
   op.rung = "message";
   scope.sendInterrupt(op.id);

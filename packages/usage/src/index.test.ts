@@ -6,6 +6,9 @@ describe("public API", () => {
     expect(Object.keys(api).sort()).toEqual(
       [
         "CACHE_OPTION_KEYS",
+        "PRICE_KINDS",
+        "billedTokens",
+        "costOf",
         "USAGE_COUNT_FIELDS",
         "USAGE_FLAGS",
         "USAGE_SHAPES",

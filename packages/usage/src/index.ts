@@ -27,3 +27,9 @@ export type { CacheOptionKey, RouteCacheProfile, StrippedOptions } from "./optio
 export { UsageError, isUsageError } from "./errors.js";
 /** Stable error codes of @klbr/usage. */
 export type { UsageErrorCode } from "./errors.js";
+
+// Cost (C23)
+/** What a request cost at a route's prices, with the formula; the tokens of each kind it was billed for. */
+export { costOf, billedTokens, PRICE_KINDS } from "./cost.js";
+/** A route's prices and the priced terms. */
+export type { CostTerm, PriceKind, UsageCost, UsagePrices } from "./cost.js";

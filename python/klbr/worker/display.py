@@ -342,6 +342,9 @@ class Displays:
         self._scope: Any = None
         self._seq = 0
         self._dropped = 0
+        #: Called before each display is sent (the live output's flush, so output written before a
+        #: display is sent before it); None without live output.
+        self.before_send: Callable[[], None] | None = None
         os.register_at_fork(after_in_child=self._after_fork_in_child)
 
     # -- the loop thread ----------------------------------------------------------------
@@ -383,6 +386,8 @@ class Displays:
         data, metadata, sizes = bundle(obj, plain)
         if extra:
             metadata.update(extra)
+        if self.before_send is not None:
+            self.before_send()
         with self._lock:
             if self._op != operation_id:
                 return  # the cell ended while its thread formatted this

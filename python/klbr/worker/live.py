@@ -111,6 +111,24 @@ class LiveOutput:
                 self._emit(operation_id, segment, dropped)
                 dropped = 0
 
+    def flush(self) -> None:
+        """Send the running cell's queued output now, unpaced: a display follows it (C20 order).
+
+        At most 32 displays per cell, so this bounds the message rate as the pacer does.
+        """
+        with self._send_lock:
+            with self._lock:
+                if self._op is None or not self._segments:
+                    return
+                operation_id = self._op
+                segments = list(self._segments)
+                self._segments.clear()
+                self._pending = 0
+                dropped, self._dropped = self._dropped, 0
+            for segment in segments:
+                self._emit(operation_id, segment, dropped)
+                dropped = 0
+
     # -- any thread the cell writes from ----------------------------------------------------
 
     def write(self, stream: str, text: str, size: int) -> None:

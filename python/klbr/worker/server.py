@@ -280,6 +280,9 @@ class Worker:
             from .live import LiveOutput
 
             self.live = LiveOutput(conn.encode_output, conn.send_threadsafe)
+            if self.displays is not None:
+                # C20 with C16: output the cell wrote before a display reaches the host before it.
+                self.displays.before_send = self.live.flush
 
     # -- running -------------------------------------------------------------------------
 

@@ -1,7 +1,7 @@
 // Live output (C16) for one control connection: the watches it asked for, written to its socket
 // without ever queueing more than MAX_LIVE_BACKLOG_BYTES for a client that does not read.
 import type { Socket } from "node:net";
-import type { LiveOutputEvent, LiveOutputHub, OutputFilter } from "../runtime/live-output";
+import type { LiveDisplayEvent, LiveOutputEvent, LiveOutputHub, OutputFilter } from "../runtime/live-output";
 import { MAX_LIVE_BACKLOG_BYTES } from "./protocol";
 
 /** One connection's live output watches. */
@@ -21,7 +21,7 @@ export class ConnectionLiveOutput {
   constructor(
     private readonly hub: LiveOutputHub | undefined,
     private readonly socket: Socket,
-    private readonly send: (frame: { event: LiveOutputEvent }) => void,
+    private readonly send: (frame: { event: LiveOutputEvent | LiveDisplayEvent }) => void,
   ) {}
 
   /** Whether this host streams live output at all. */
@@ -32,7 +32,11 @@ export class ConnectionLiveOutput {
   /** Push matching events to this connection until the returned function (or close) stops it. */
   watch(filter: OutputFilter): () => void {
     if (!this.hub) return () => undefined;
-    const unwatch = this.hub.watch(filter, (event) => this.deliver(event));
+    const unwatch = this.hub.watch(
+      filter,
+      (event) => this.deliver(event),
+      (event) => this.deliverDisplay(event),
+    );
     const stop = () => {
       unwatch();
       this.stops.delete(stop);
@@ -69,6 +73,15 @@ export class ConnectionLiveOutput {
     }
     if (owed) this.owed.delete(event.execution_id);
     this.send({ event: owed ? { ...event, dropped_bytes: event.dropped_bytes + owed.dropped_bytes } : event });
+  }
+
+  /**
+   * A stored display (C20): sent unless the client is that far behind, when it is dropped like
+   * output (the execution's record lists it; its reply has every display).
+   */
+  private deliverDisplay(event: LiveDisplayEvent): void {
+    if (this.socket.destroyed || this.socket.writableLength > MAX_LIVE_BACKLOG_BYTES) return;
+    this.send({ event });
   }
 
   /** The client read everything queued: tell it what it missed meanwhile. */

@@ -1,7 +1,8 @@
 /** A request on the control socket: an id the reply repeats, an operation and its fields. */
 export type ControlRequest =
   /** With `live` (and an execution_id), the cell's C16 output is pushed as `{event}` frames before the reply. */
-  | { id: number; op: "exec"; code: string; session?: string; execution_id?: string; live?: boolean }
+  /** `origin` says who runs it (C20, the execution record's `origin`): default "exec". */
+  | { id: number; op: "exec"; code: string; session?: string; execution_id?: string; live?: boolean; origin?: string }
   /** A cell the client will not send (over the source limit, perhaps over a frame): recorded and refused. */
   | { id: number; op: "refuse_cell"; bytes: number; session?: string }
   | { id: number; op: "say"; text: string; source?: string; session?: string }
@@ -9,9 +10,13 @@ export type ControlRequest =
   /** Stop the session's running model turn (klbr chat's Ctrl-C) -> `{"stopping": bool}`. */
   | { id: number; op: "stop_turn"; session?: string }
   | { id: number; op: "status" }
+  /** One page of a session's durable log (control/log-page.ts): `{session, page, page_size, pages, total, records}`. */
+  | { id: number; op: "log_page"; session: string; page?: number; page_size?: number }
   | { id: number; op: "subscribe" }
   /** Push live output (C16) of one execution, one session's cells, or (neither) every cell, as `{event}` frames. */
-  | { id: number; op: "watch_output"; execution_id?: string; session?: string };
+  | { id: number; op: "watch_output"; execution_id?: string; session?: string }
+  /** A stored display blob (C20) by digest (`sha256:<hex>`) -> `{digest, media_type, base64}`; unknown: DISPLAY_NOT_FOUND. */
+  | { id: number; op: "blob_get"; digest: string };
 
 /** A reply, or a pushed notification for subscribers. */
 export type ControlMessage =
@@ -30,3 +35,8 @@ export const MAX_SOCKET_PATH_BYTES = 107;
  * seq skips the lost ones. The completion record is unaffected.
  */
 export const MAX_LIVE_BACKLOG_BYTES = 1 << 20;
+
+/** Entries a log_page holds unless the request asks for another size. */
+export const LOG_PAGE_DEFAULT_SIZE = 50;
+/** The most entries one log_page may hold: a reply stays well under a control frame and a model's context. */
+export const LOG_PAGE_MAX_SIZE = 200;

@@ -5,8 +5,10 @@ import { encodeFrame, FrameDecoder } from "@klbr/frame";
 import { HostError } from "../errors";
 import type { Host } from "../runtime/host";
 import type { LiveOutputHub } from "../runtime/live-output";
+import { blobReply } from "./blob-get";
 import { ConnectionLiveOutput } from "./live";
-import { MAX_SOCKET_PATH_BYTES, type ControlMessage, type ControlRequest } from "./protocol";
+import { logPage } from "./log-page";
+import { LOG_PAGE_DEFAULT_SIZE, LOG_PAGE_MAX_SIZE, MAX_SOCKET_PATH_BYTES, type ControlMessage, type ControlRequest } from "./protocol";
 
 /** Refuse a socket path Node would truncate. */
 export function checkControlSocketPath(path: string): void {
@@ -132,6 +134,14 @@ function optionalString(req: Record<string, unknown>, field: string, check?: (v:
   }
 }
 
+function positiveInteger(req: Record<string, unknown>, field: string, max = Number.MAX_SAFE_INTEGER): void {
+  const value = req[field];
+  if (value === undefined) return;
+  if (!Number.isSafeInteger(value) || (value as number) < 1 || (value as number) > max) {
+    throw protocolError(`${String(req.op)}: ${field} must be an integer from 1 to ${max}, got ${JSON.stringify(value)}`);
+  }
+}
+
 /** Validate one control request; anything else is refused with CONTROL_PROTOCOL naming the value. */
 export function checkRequest(frame: unknown): ControlRequest {
   if (typeof frame !== "object" || frame === null || Array.isArray(frame)) {
@@ -147,6 +157,10 @@ export function checkRequest(frame: unknown): ControlRequest {
       optionalString(req, "execution_id", session, "an identifier");
       if (req.live !== undefined && typeof req.live !== "boolean") throw protocolError(`exec: live must be a boolean, got ${JSON.stringify(req.live)}`);
       if (req.live && req.execution_id === undefined) throw protocolError("exec: live output needs the execution_id the events will name");
+      optionalString(req, "origin", (v) => /^[a-z][a-z0-9_.-]{0,31}$/.test(v), 'a short lower-case name ("exec", "model", "mcp", "web", ...)');
+      break;
+    case "blob_get":
+      if (typeof req.digest !== "string") throw protocolError(`blob_get needs a digest string, got ${JSON.stringify(req.digest)}`);
       break;
     case "watch_output":
       optionalString(req, "execution_id", session, "an identifier");
@@ -168,6 +182,11 @@ export function checkRequest(frame: unknown): ControlRequest {
     case "stop_turn":
       optionalString(req, "session", session, "an identifier");
       break;
+    case "log_page":
+      if (typeof req.session !== "string" || !isIdentifier(req.session)) throw protocolError(`log_page needs a session identifier, got ${JSON.stringify(req.session)}`);
+      positiveInteger(req, "page");
+      positiveInteger(req, "page_size", LOG_PAGE_MAX_SIZE);
+      break;
     case "status":
     case "subscribe":
       break;
@@ -181,7 +200,9 @@ async function answer(host: Host, req: ControlRequest): Promise<unknown> {
   switch (req.op) {
     case "exec":
       // A client that names its cell can interrupt exactly it (Ctrl-C), queued or running.
-      return host.execute(req.code, req.session, req.execution_id ? { executionId: req.execution_id } : {});
+      return host.execute(req.code, req.session, { ...(req.execution_id ? { executionId: req.execution_id } : {}), origin: req.origin ?? "exec" });
+    case "blob_get":
+      return blobReply(host.db, req.digest);
     case "refuse_cell":
       return host.refuseCell(req.session ?? "root", req.bytes);
     case "say":
@@ -195,6 +216,8 @@ async function answer(host: Host, req: ControlRequest): Promise<unknown> {
       return { stopping: host.turns?.stopTurn(req.session ?? "root") ?? false };
     case "status":
       return host.status();
+    case "log_page":
+      return logPage(host.sqlite, req.session, req.page ?? 1, req.page_size ?? LOG_PAGE_DEFAULT_SIZE);
     default:
       throw protocolError(`unknown control operation ${JSON.stringify((req as { op?: unknown }).op)}`);
   }

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { bigint, boolean, index, json, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { bigint, boolean, customType, index, json, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
 
 /**
  * The host's durable log in PostgreSQL (C21): the same tables, columns and indexes as the SQLite
@@ -8,7 +8,8 @@ import { bigint, boolean, index, json, pgTable, text, uniqueIndex } from "drizzl
  * - SQLite's boolean integers are `boolean`;
  * - JSON is `json`, not `jsonb`: `json` keeps the text as written (key order, spacing), as SQLite's
  *   text does, and some rows are promised back byte for byte (an adoption's reply);
- * - autoincrement keys are identity columns, `by default` so rows copied from SQLite keep their ids.
+ * - autoincrement keys are identity columns, `by default` so rows copied from SQLite keep their ids;
+ * - SQLite's blobs (buffer mode) are `bytea`, a custom type (drizzle-orm 0.44 has no bytea builder).
  * Migrations: drizzle-kit generates them into `drizzle-pg/` (`pnpm db:generate:pg`).
  */
 
@@ -74,6 +75,12 @@ export const executions = pgTable(
     cpuMs: bigint("cpu_ms", { mode: "number" }),
     /** Peak resident memory of the worker's tree over the cell (C17); null where not measurable. */
     peakRssBytes: bigint("peak_rss_bytes", { mode: "number" }),
+    /** Who ran it: "exec" (klbr exec/repl), "model" (a model turn's cell), "mcp", "web"...; null on rows older than the column. */
+    origin: text("origin"),
+    /** The cell's rich displays in order (C20): a DisplayRef list (store/displays.ts); null when it showed none. */
+    displays: json("displays"),
+    /** Displays past the 32 a cell may show (C20): the worker's count plus any the host could not list; null while running or on older rows. */
+    displaysDropped: bigint("displays_dropped", { mode: "number" }),
   },
   (t) => [index("executions_status").on(t.status)],
 );
@@ -443,3 +450,18 @@ export const leases = pgTable(
   },
   (t) => [index("leases_host").on(t.hostId), index("leases_expires").on(t.expiresAtMs)],
 );
+
+/** PostgreSQL `bytea` as a Node Buffer, SQLite's `blob({ mode: "buffer" })`. */
+const bytea = customType<{ data: Buffer; driverData: Buffer }>({ dataType: () => "bytea" });
+
+/**
+ * Display blobs (C20), content-addressed: a display's bundle (its JSON, images by reference) and
+ * each image's decoded bytes, each stored once by the sha256 of what is stored.
+ */
+export const blobs = pgTable("blobs", {
+  digest: text("digest").primaryKey(),
+  mediaType: text("media_type").notNull(),
+  bytes: bigint("bytes", { mode: "number" }).notNull(),
+  data: bytea("data").notNull(),
+  createdAtMs: bigint("created_at_ms", { mode: "number" }).notNull(),
+});

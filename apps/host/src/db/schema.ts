@@ -3,6 +3,8 @@ import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqli
 
 // Hosts and leases (C21) live in their own file; re-exported so drizzle-kit and HostDb see them.
 export { hosts, leases } from "./schema-hosts";
+// Display blobs (C20) too.
+export { blobs } from "./schema-blobs";
 
 /**
  * The host's durable log. Every table is append-mostly: a row is written when the host
@@ -72,6 +74,12 @@ export const executions = sqliteTable(
     cpuMs: integer("cpu_ms"),
     /** Peak resident memory of the worker's tree over the cell (C17); null where not measurable. */
     peakRssBytes: integer("peak_rss_bytes"),
+    /** Who ran it: "exec" (klbr exec/repl), "model" (a model turn's cell), "mcp", "web"...; null on rows older than the column. */
+    origin: text("origin"),
+    /** The cell's rich displays in order (C20): a DisplayRef list (store/displays.ts); null when it showed none. */
+    displays: text("displays", { mode: "json" }),
+    /** Displays past the 32 a cell may show (C20): the worker's count plus any the host could not list; null while running or on older rows. */
+    displaysDropped: integer("displays_dropped"),
   },
   (t) => [index("executions_status").on(t.status)],
 );

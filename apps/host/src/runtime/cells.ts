@@ -1,8 +1,9 @@
-import type { CellCompletion, HostRequest, HostRequestContext, OutputListener } from "@klbr/supervisor";
+import type { CellCompletion, DisplayListener, HostRequest, HostRequestContext, OutputListener } from "@klbr/supervisor";
 import type { HostDb } from "../db/open";
 import { HostError } from "../errors";
 import { canonicalName, dispatch } from "../requests";
 import type { HostServices } from "../requests/context";
+import type { DisplayRecorder } from "./displays";
 import type { LiveExecution } from "./live-execution";
 import type { LiveOutputHub } from "./live-output";
 import { ReplyError } from "../requests/errors";
@@ -11,6 +12,7 @@ import { recordIncident } from "../store/incidents";
 import { requestStep } from "../store/requests";
 import { oversize, refuseOversizeCell } from "./cell-size";
 import { ROOT_SESSION } from "./ids";
+import { deathReason } from "./limit-death";
 import { limitReason, recordCompletion, refusedCompletion, report, type ExecutionReport } from "./completion";
 import type { HooksService } from "./hooks-service";
 import type { Stopping } from "./lifecycle";
@@ -19,6 +21,12 @@ import type { RequestLog } from "./request-log";
 import type { Workbench } from "./workbench";
 import type { Workbenches } from "./workbenches";
 
+/** How a cell is run: under a caller-chosen id, and who ran it (C20's `origin`: "exec", "model", "mcp", "web", ...). */
+export interface CellOptions {
+  executionId?: string;
+  origin?: string;
+}
+
 /** What the cells service uses of the host. */
 export interface CellsDeps {
   db: HostDb;
@@ -26,11 +34,13 @@ export interface CellsDeps {
   newId(prefix: string): string;
   notify: Notify["notify"];
   life: Stopping;
-  workbenches: Pick<Workbenches, "ensure" | "restart" | "refuseClosed" | "closed" | "all">;
+  workbenches: Pick<Workbenches, "ensureHeld" | "restart" | "refuseClosed" | "closed" | "all">;
   hooks: Pick<HooksService, "release">;
   requestLog: Pick<RequestLog, "opened">;
   /** C16: where a running cell's output goes (to watching clients only); null when live output is off. */
   liveOutput: Pick<LiveOutputHub, "forExecution"> | null;
+  /** C20: where a running cell's displays are stored and published from. */
+  displays: Pick<DisplayRecorder, "forExecution" | "dropped">;
   /** Bring a session's header up to date with changes made outside it (before each of its requests). */
   observeInstructions(sessionId: string): void;
   /** What request handlers see (built once every service exists). */
@@ -53,8 +63,11 @@ export class Cells {
     return refuseOversizeCell(this.deps.db, { sessionId, bytes }, this.deps.now());
   }
 
-  /** Run one cell in a session's workbench and record it from start to end (under `executionId` when the caller chose it). */
-  async execute(code: string, sessionId: string = ROOT_SESSION, opts: { executionId?: string } = {}): Promise<ExecutionReport> {
+  /**
+   * Run one cell in a session's workbench and record it from start to end (under `executionId`
+   * when the caller chose it; `origin` says who ran it: "exec", "model", "mcp", "web", ...).
+   */
+  async execute(code: string, sessionId: string = ROOT_SESSION, opts: CellOptions = {}): Promise<ExecutionReport> {
     const { db, workbenches } = this.deps;
     workbenches.refuseClosed(sessionId);
     const bytes = oversize(code);
@@ -63,22 +76,24 @@ export class Cells {
     const queuedId = opts.executionId !== undefined ? this.queue(opts.executionId) : null;
     let release: (() => void) | undefined;
     try {
-      const bench = await workbenches.ensure(sessionId, "session_start");
-      release = await bench.acquire();
-      if (queuedId !== null && this.queued.get(queuedId) === "cancelled") return this.closeUnrun(queuedId, sessionId, bench.generation ?? "none", code);
+      // The slot in arrival order, also for a new session's first cells (see ensureHeld).
+      const held = await workbenches.ensureHeld(sessionId, "session_start");
+      const bench = held.bench;
+      release = held.release;
+      if (queuedId !== null && this.queued.get(queuedId) === "cancelled") return this.closeUnrun(queuedId, sessionId, bench.generation ?? "none", code, opts.origin);
       // Checked again in the slot: a stop that came while this cell queued wins over it.
       workbenches.refuseClosed(sessionId);
-      // A culled workbench's next generation says so in kernel.reset (C19); any other end is a death.
-      if (!bench.worker || bench.worker.state === "dead") await workbenches.restart(bench, bench.endedFor ?? "worker_died");
+      // A culled workbench's next generation says so in kernel.reset (C19), a limit's names it (C17); else a death.
+      if (!bench.worker || bench.worker.state === "dead") await workbenches.restart(bench, await deathReason(bench));
       const worker = bench.worker!;
       const live: LiveExecution = { id: opts.executionId ?? this.deps.newId("ex"), sessionId, generation: worker.generation, yielded: false, ended: false, hooksPin: null };
       // A restart may have run meanwhile: an interrupt that came during it still keeps the cell from running.
-      if (queuedId !== null && this.queued.get(queuedId) === "cancelled") return this.closeUnrun(queuedId, sessionId, live.generation, code);
+      if (queuedId !== null && this.queued.get(queuedId) === "cancelled") return this.closeUnrun(queuedId, sessionId, live.generation, code, opts.origin);
       // From here the cell is the live one (bench.run sets it before any await): the ladder reaches it.
       if (queuedId !== null) this.queued.delete(queuedId);
-      startExecution(db, { id: live.id, sessionId, generation: live.generation, code, startedAtMs: this.deps.now() });
+      startExecution(db, { id: live.id, sessionId, generation: live.generation, code, startedAtMs: this.deps.now(), origin: opts.origin ?? "exec" });
       const completion = await this.runCell(bench, live, code);
-      const row = recordCompletion(db, live, completion, this.deps.now());
+      const row = recordCompletion(db, live, completion, this.deps.now(), this.deps.displays.dropped(live, (completion as { displays_dropped?: number }).displays_dropped));
       this.deps.notify({ type: "execution", session_id: sessionId, execution_id: live.id, status: row.status, at_ms: this.deps.now() });
       if (worker.state === "dead" && !this.deps.life.stopping && !workbenches.closed(sessionId)) {
         // The cell's record is closed already: a failed restart must not lose its report. The next
@@ -101,7 +116,7 @@ export class Cells {
   private async runCell(bench: Workbench, live: LiveExecution, code: string): Promise<CellCompletion> {
     const startedAt = Date.now();
     try {
-      return await bench.run(live, code, (req, ctx) => this.serveRequest(bench, req, ctx), this.outputOf(live));
+      return await bench.run(live, code, (req, ctx) => this.serveRequest(bench, req, ctx), this.outputOf(live), this.displaysOf(live));
     } catch (error) {
       return refusedCompletion(live.id, startedAt, error as Error & { code?: string });
     } finally {
@@ -112,6 +127,11 @@ export class Cells {
   /** The cell's live output listener: each message to the clients watching it, nothing kept. */
   private outputOf(live: LiveExecution): OutputListener | undefined {
     return this.deps.liveOutput?.forExecution(live);
+  }
+
+  /** The cell's display listener (C20): each display stored, then to the clients watching it. */
+  private displaysOf(live: LiveExecution): DisplayListener {
+    return this.deps.displays.forExecution(live);
   }
 
   /** Interrupt a running cell through the C7 ladder: by id, or whatever runs in the session. */
@@ -139,11 +159,11 @@ export class Cells {
   }
 
   /** A queued cell interrupted before its turn: recorded as interrupted, its code never sent. */
-  private closeUnrun(id: string, sessionId: string, generation: string, code: string): ExecutionReport {
+  private closeUnrun(id: string, sessionId: string, generation: string, code: string, origin: string | undefined): ExecutionReport {
     const { db } = this.deps;
     const now = this.deps.now();
-    startExecution(db, { id, sessionId, generation, code, startedAtMs: now });
-    const row = finishExecution(db, id, { status: "interrupted", endedBy: "before_start", error: "interrupted while queued; the cell never ran", endedAtMs: now })!;
+    startExecution(db, { id, sessionId, generation, code, startedAtMs: now, origin: origin ?? "exec" });
+    const row = finishExecution(db, id, { status: "interrupted", endedBy: "before_start", error: "interrupted while queued; the cell never ran", endedAtMs: now, displaysDropped: 0 })!;
     this.deps.notify({ type: "execution", session_id: sessionId, execution_id: id, status: row.status, at_ms: now });
     return report(row);
   }

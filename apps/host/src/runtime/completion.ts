@@ -1,6 +1,7 @@
 import type { CellCompletion } from "@klbr/supervisor";
 import type { HostDb } from "../db/open";
 import type { LiveExecution } from "./live-execution";
+import { displaysOf, type DisplayRef } from "../store/displays";
 import { finishExecution, type ExecutionRow, type ExecutionStatus } from "../store/executions";
 
 /** What a finished cell looks like to a caller (derived from its durable row). */
@@ -16,10 +17,16 @@ export interface ExecutionReport {
   failure: unknown;
   started_at_ms: number;
   ended_at_ms: number | null;
+  /** Who ran it ("exec", "model", "mcp", "web", ...); null on rows older than C20. */
+  origin: string | null;
+  /** The cell's rich displays in order (C20), stored: fetch a bundle or an image by digest (`blob_get`). */
+  displays: DisplayRef[];
+  /** Displays the cell could not show (past 32). */
+  displays_dropped: number;
 }
 
 /** Close the execution row from the completion: a yield the host never accepted is not a yield, and one it accepted is. */
-export function recordCompletion(db: HostDb, live: LiveExecution, completion: CellCompletion, endedAtMs: number): ExecutionRow {
+export function recordCompletion(db: HostDb, live: LiveExecution, completion: CellCompletion, endedAtMs: number, displaysDropped = 0): ExecutionRow {
   const c = completion as CellCompletion & Record<string, unknown>;
   if (c.kind === "cell") {
     let status = c.status as ExecutionStatus;
@@ -38,6 +45,7 @@ export function recordCompletion(db: HostDb, live: LiveExecution, completion: Ce
       error,
       endedBy: (c.endedBy as string | undefined) ?? (status === "interrupted" ? "message" : null),
       endedAtMs,
+      displaysDropped,
       ...costOf(completion),
     })!;
   }
@@ -47,6 +55,7 @@ export function recordCompletion(db: HostDb, live: LiveExecution, completion: Ce
     endedBy: (c.endedBy as string | undefined) ?? null,
     failure: { reason: c.reason ?? null, exit: c.exit ?? null, stderr_tail: (c.tails as { stderr?: string } | null)?.stderr ?? null },
     endedAtMs,
+    displaysDropped,
     ...costOf(completion),
   })!;
 }
@@ -84,5 +93,8 @@ export function report(row: ExecutionRow): ExecutionReport {
     failure: row.failure,
     started_at_ms: row.startedAtMs,
     ended_at_ms: row.endedAtMs,
+    origin: row.origin ?? null,
+    displays: displaysOf(row),
+    displays_dropped: row.displaysDropped ?? 0,
   };
 }

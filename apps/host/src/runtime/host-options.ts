@@ -30,6 +30,8 @@ export interface HostOptions {
   passEnv?: string[];
   /** Start workbenches with C16 live output (default true; `klbr serve --no-live-output` turns it off). */
   liveOutput?: boolean;
+  /** Start workbenches with C20 rich display (default true): cells' displays are stored and listed on their records. */
+  display?: boolean;
   /** Warm spare workbenches to keep (C19); default 0 (`klbr serve` keeps 1). */
   spares?: number;
   /** Shut a workbench down after this many ms idle (C19); default never. */

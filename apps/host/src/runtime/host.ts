@@ -11,7 +11,8 @@ import { HostLimits } from "../limits/host-limits";
 import { limitSettings, type LimitSettings } from "../limits/settings";
 import { sandboxSettings } from "../sandbox/settings";
 import { stoppedPeerSessions } from "../store/peers";
-import { Cells } from "./cells";
+import { Cells, type CellOptions } from "./cells";
+import { DisplayRecorder } from "./displays";
 import type { ExecutionReport } from "./completion";
 import { Frontiers } from "./frontiers";
 import { HooksService } from "./hooks-service";
@@ -118,12 +119,13 @@ export class Host {
     const notify = (n: Notification) => this.notifier.notify(n);
     const { interruptGraceMs, sigintGraceMs } = options;
     const liveOutput = (this.liveOutput = options.liveOutput === false ? null : new LiveOutputHub());
-    this.launch = new WorkerLaunch({ python, pythonDir, workspace: this.workspace, sandbox: this.sandbox, passEnv, interruptGraceMs, sigintGraceMs, liveOutput: liveOutput !== null });
+    this.launch = new WorkerLaunch({ python, pythonDir, workspace: this.workspace, sandbox: this.sandbox, passEnv, interruptGraceMs, sigintGraceMs, liveOutput: liveOutput !== null, display: options.display !== false });
+    const displays = new DisplayRecorder({ db, now, publish: liveOutput ? (event) => liveOutput.publishDisplay(event) : null });
     this.hooks = new HooksService({ db, sqlite, now, notify, life, launch: this.launch, releasesDir: this.layout.releases, defaultSource: join(pythonDir, "klbr_hooks") });
     this.skills = new SkillsService({ builtinDir: options.builtinSkillsDir ?? process.env.KLBR_SKILLS_DIR ?? join(this.workspace, "skills"), managedDir: this.layout.managedSkills });
     this.headers = new InstructionHeaders(db, now, (sessionId) => adoptedSources(db, sessionId));
     const requestLog = (this.requestLog = new RequestLog(db, now));
-    this.remote = new RemoteNamespaces({ db, dataDir: this.dataDir, pythonDir, now, newId, liveOutput, ...this.launch.graces(), limits: this.limitSettings.limits });
+    this.remote = new RemoteNamespaces({ db, dataDir: this.dataDir, pythonDir, now, newId, liveOutput, displays, ...this.launch.graces(), limits: this.limitSettings.limits });
     this.workbenches = new Workbenches({ db, now, notify, life, launch: this.launch, skills: this.skills, headers: this.headers, onHostReply: (event) => requestLog.replied(event), spares: options.spares ?? 0, ...(options.bytecodeCache !== undefined ? { bytecodeDir: options.bytecodeCache || null } : {}), ...(options.startConcurrency !== undefined ? { startConcurrency: options.startConcurrency } : {}) });
     this.culler = options.idleTimeoutMs === undefined ? null : this.idleCuller(options.idleTimeoutMs);
     this.wakes = new Wakes({ db, now, notify, life, hooks: this.hooks });
@@ -134,7 +136,7 @@ export class Host {
     this.views = new Status({ db, dataDir: this.dataDir, workspace: this.workspace, startedAtMs: this.startedAtMs, now, sandbox: this.sandbox, limits: () => this.limits, hooks: this.hooks, workbenches: this.workbenches, skills: this.skills, turns: () => this.turns, remote: this.remote, pool: () => workbenchPool(this.workbenches, this.culler, options.idleTimeoutMs), liveOutput: liveOutput !== null });
     this.services = this.requestServices();
     const observeInstructions = (sessionId: string) => void this.headers.observeOutside(sessionId);
-    this.cells = new Cells({ db, now, newId, notify, life, workbenches: this.workbenches, hooks: this.hooks, requestLog, liveOutput, observeInstructions, services: () => this.services });
+    this.cells = new Cells({ db, now, newId, notify, life, workbenches: this.workbenches, hooks: this.hooks, requestLog, liveOutput, displays, observeInstructions, services: () => this.services });
   }
 
   /** Start a host: migrate, recover, start the hooks worker and the root workbench (whose start indexes the skills). */
@@ -203,7 +205,7 @@ export class Host {
   // ---- the operator's entry points (the control socket, the CLI, embedded hosts) ----------
 
   /** Run one cell in a session's workbench (see Cells.execute). */
-  execute(code: string, sessionId: string = ROOT_SESSION, opts: { executionId?: string } = {}): Promise<ExecutionReport> {
+  execute(code: string, sessionId: string = ROOT_SESSION, opts: CellOptions = {}): Promise<ExecutionReport> {
     return this.cells.execute(code, sessionId, opts);
   }
 
@@ -283,7 +285,7 @@ export class Host {
       now: () => this.now(),
       newId: (prefix) => newId(prefix),
       notify: (n) => this.notifier.notify(n),
-      execute: (code, sessionId, opts) => this.cells.execute(code, sessionId, opts),
+      execute: (code, sessionId, opts) => this.cells.execute(code, sessionId, { ...opts, origin: "model" }),
       interrupt: (executionId) => this.cells.interrupt({ executionId }),
       prepareSession: (sessionId) => this.sessions.prepare(sessionId),
       frontierBlock: (sessionId, through) => this.frontiers.block(sessionId, through),

@@ -2,6 +2,7 @@
 // that asked for that execution or that session, and nowhere else. Nothing here is stored: the
 // durable log and every model request hold the completion record only (C7).
 import type { OutputListener } from "@klbr/supervisor";
+import type { DisplayRef } from "../store/displays";
 import type { LiveExecution } from "./live-execution";
 
 /**
@@ -19,13 +20,26 @@ export interface LiveOutputEvent {
   dropped_bytes: number;
 }
 
+/**
+ * One display of a running cell (C20), pushed to the same watchers in order with its output once
+ * it is stored (the DisplayRef's blobs can be fetched at once). `session` is the contract's name
+ * (CONTRACTS "Display on the control API"); `session_id` matches the output events'.
+ */
+export interface LiveDisplayEvent {
+  type: "display";
+  execution_id: string;
+  session: string;
+  session_id: string;
+  display: DisplayRef;
+}
+
 /** Which live output a client wants: one execution's, one session's, or (neither given) every cell's. */
 export interface OutputFilter {
   executionId?: string;
   sessionId?: string;
 }
 
-type Watcher = { filter: OutputFilter; listener: (event: LiveOutputEvent) => void };
+type Watcher = { filter: OutputFilter; listener: (event: LiveOutputEvent) => void; onDisplay: ((event: LiveDisplayEvent) => void) | undefined };
 
 /** The execution an output belongs to, as the hub numbers it. */
 export type OutputOwner = Pick<LiveExecution, "id" | "sessionId" | "ended">;
@@ -41,9 +55,9 @@ export class LiveOutputHub {
    */
   private readonly next = new WeakMap<OutputOwner, { seq: number }>();
 
-  /** Deliver `listener` every event matching `filter` until the returned function is called. */
-  watch(filter: OutputFilter, listener: (event: LiveOutputEvent) => void): () => void {
-    const watcher = { filter, listener };
+  /** Deliver `listener` every output event matching `filter` (and `onDisplay` every display event) until the returned function is called. */
+  watch(filter: OutputFilter, listener: (event: LiveOutputEvent) => void, onDisplay?: (event: LiveDisplayEvent) => void): () => void {
+    const watcher = { filter, listener, onDisplay };
     this.watchers.add(watcher);
     return () => void this.watchers.delete(watcher);
   }
@@ -76,12 +90,21 @@ export class LiveOutputHub {
 
   /** Hand one event to every matching watcher; a watcher that throws is dropped, the others still get it. */
   publish(event: LiveOutputEvent): void {
+    this.deliver(event, (watcher) => watcher.listener(event));
+  }
+
+  /** Hand one stored display to every matching watcher that asked for displays. */
+  publishDisplay(event: LiveDisplayEvent): void {
+    this.deliver(event, (watcher) => watcher.onDisplay?.(event));
+  }
+
+  private deliver(event: { execution_id: string; session_id: string }, hand: (watcher: Watcher) => void): void {
     for (const watcher of [...this.watchers]) {
       const { executionId, sessionId } = watcher.filter;
       if (executionId !== undefined && executionId !== event.execution_id) continue;
       if (sessionId !== undefined && sessionId !== event.session_id) continue;
       try {
-        watcher.listener(event);
+        hand(watcher);
       } catch {
         this.watchers.delete(watcher);
       }

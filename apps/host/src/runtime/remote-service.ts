@@ -1,7 +1,8 @@
 import type { ResourceLimits } from "@klbr/supervisor";
 import { collectRuntime, findTarget, installScript, isRemoteError, openRemoteWorker, readTargets, type InstalledRuntime, type RemoteWorker } from "@klbr/remote";
-import type { CellCompletion, OutputListener } from "@klbr/supervisor";
+import type { CellCompletion, DisplayListener, OutputListener } from "@klbr/supervisor";
 import type { HostDb } from "../db/open";
+import type { DisplayRecorder } from "./displays";
 import type { LiveExecution } from "./live-execution";
 import type { LiveOutputHub } from "./live-output";
 import { invalidRequest, ReplyError } from "../requests/errors";
@@ -73,6 +74,8 @@ export interface RemoteDeps {
   limits?: ResourceLimits;
   /** C16: remote cells stream like local ones, under the execution that called them; null when off. */
   liveOutput?: Pick<LiveOutputHub, "forExecution"> | null;
+  /** C20: remote cells' displays are the calling execution's (stored and listed under it); absent: remote workers send none. */
+  displays?: Pick<DisplayRecorder, "forExecution" | "addDropped">;
 }
 
 /** The longest cell source the wire accepts (spec "Transport and bounds"). */
@@ -174,6 +177,7 @@ export class RemoteNamespaces implements RemoteService {
         ...(this.#deps.sigintGraceMs !== undefined ? { sigintGraceMs: this.#deps.sigintGraceMs } : {}),
         ...(this.#deps.limits ? { limits: this.#deps.limits } : {}),
         ...(this.#deps.liveOutput ? { liveOutput: true } : {}),
+        ...(this.#deps.displays ? { display: true } : {}),
       }));
     } catch (error) {
       throw replyFor(error);
@@ -278,10 +282,11 @@ export class RemoteNamespaces implements RemoteService {
     }
   }
 
-  /** A remote cell's live output, published under the local cell that called it (one seq for both). */
-  #outputOf(op: LiveOperation): { onOutput?: OutputListener } {
+  /** A remote cell's live output and displays, under the local cell that called it (one seq for both). */
+  #outputOf(op: LiveOperation): { onOutput?: OutputListener; onDisplay?: DisplayListener } {
     const onOutput = this.#deps.liveOutput?.forExecution(op.caller);
-    return onOutput ? { onOutput } : {};
+    const onDisplay = this.#deps.displays?.forExecution(op.caller);
+    return { ...(onOutput ? { onOutput } : {}), ...(onDisplay ? { onDisplay } : {}) };
   }
 
   async #run(gen: LiveGeneration, operationId: string, op: LiveOperation): Promise<CompletionRecord> {
@@ -302,6 +307,8 @@ export class RemoteNamespaces implements RemoteService {
         });
         record = completionRecord(completion);
         endedBy = completion.endedBy;
+        // What the remote cell could not show counts as the caller's (C20: its completion says how many).
+        this.#deps.displays?.addDropped(op.caller, (completion as { displays_dropped?: number }).displays_dropped ?? 0);
       } catch (error) {
         record = { kind: "failed", error: `the remote worker could not run the cell: ${(error as Error).message}` };
         endedBy = "refused";
@@ -340,7 +347,8 @@ export class RemoteNamespaces implements RemoteService {
     }
     const outcome = await gen.remote.worker.interrupt(operationId);
     await op.promise.catch(() => undefined);
-    return outcome.rung === "not_running" ? null : outcome.rung;
+    // Finished on its own while the ladder climbed: nothing was cancelled.
+    return outcome.rung === "not_running" || outcome.rung === "completed" ? null : outcome.rung;
   }
 
   // ---- remote.close ----

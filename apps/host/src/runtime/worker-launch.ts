@@ -15,6 +15,8 @@ export interface LaunchSettings {
   sigintGraceMs?: number;
   /** Workbenches (local, sandboxed, remote) are started with C16 live output. */
   liveOutput?: boolean;
+  /** Workbenches (local, sandboxed, remote) are started with C20 rich display (`--display`). */
+  display?: boolean;
 }
 
 /** The options every worker of this host shares, whatever its role. */
@@ -54,6 +56,11 @@ export class WorkerLaunch {
   /** Whether workbenches stream their cells' output (C16): `--live-output` on their argv. */
   live(): Pick<StartWorkerOptions, "liveOutput"> {
     return this.settings.liveOutput ? { liveOutput: true } : {};
+  }
+
+  /** Whether workbenches send rich displays (C20): `--display` on their argv. */
+  display(): Pick<StartWorkerOptions, "display"> {
+    return this.settings.display ? { display: true } : {};
   }
 
   /** The environment everything the host starts begins from (C15). */

@@ -15,7 +15,7 @@ function prepare(db: HostDb) {
   return {
     start: db
       .insert(executions)
-      .values({ id: p("id"), sessionId: p("sessionId"), generation: p("generation"), code: p("code"), status: "running", startedAtMs: p("startedAtMs") })
+      .values({ id: p("id"), sessionId: p("sessionId"), generation: p("generation"), code: p("code"), status: "running", startedAtMs: p("startedAtMs"), origin: p("origin") })
       .returning()
       .prepare(),
     finish: db
@@ -30,6 +30,7 @@ function prepare(db: HostDb) {
         endedAtMs: p("endedAtMs"),
         cpuMs: p("cpuMs"),
         peakRssBytes: p("peakRssBytes"),
+        displaysDropped: p("displaysDropped"),
       })
       .where(eq(executions.id, p("id")))
       .returning()
@@ -44,9 +45,9 @@ const statements = preparedPerConnection(prepare);
 /** Open an execution record before the cell is sent, so a crash mid-cell leaves evidence. */
 export function startExecution(
   db: HostDb,
-  row: { id: string; sessionId: string; generation: string; code: string; startedAtMs: number },
+  row: { id: string; sessionId: string; generation: string; code: string; startedAtMs: number; origin?: string | null },
 ): ExecutionRow {
-  return statements(db).start.get(row) as ExecutionRow;
+  return statements(db).start.get({ ...row, origin: row.origin ?? null }) as ExecutionRow;
 }
 
 /** Close an execution with what the worker (or the host's own observation) reported. */
@@ -64,6 +65,8 @@ export function finishExecution(
     /** What the cell cost (C17): null where not measured. */
     cpuMs?: number | null;
     peakRssBytes?: number | null;
+    /** C20: displays the cell could not show; null where the cell never ran under a display-capable record. */
+    displaysDropped?: number | null;
   },
 ): ExecutionRow | undefined {
   return statements(db).finish.get({
@@ -77,6 +80,7 @@ export function finishExecution(
     endedAtMs: end.endedAtMs,
     cpuMs: end.cpuMs ?? null,
     peakRssBytes: end.peakRssBytes ?? null,
+    displaysDropped: end.displaysDropped ?? null,
   }) as ExecutionRow | undefined;
 }
 

@@ -14,7 +14,7 @@ import { dataDirOf } from "../target";
  * before the host starts starts nothing, and one during the start stops the host it made.
  */
 export async function serveCommand(
-  opts: CommonOptions & { sandbox?: string; network?: string; route?: string; drive?: boolean; passEnv?: string[]; limit?: string[]; logLevel?: string; json?: boolean; spare?: string; idleTimeout?: string; liveOutput?: boolean; maxCellsPerTurn?: string },
+  opts: CommonOptions & { sandbox?: string; network?: string; route?: string; drive?: boolean; passEnv?: string[]; limit?: string[]; logLevel?: string; json?: boolean; spare?: string; idleTimeout?: string; liveOutput?: boolean; maxCellsPerTurn?: string; web?: string },
 ): Promise<number> {
   const stop = stopLatch();
   const log = new ServeLog(parseLogLevel(opts.logLevel), opts.json === true);
@@ -25,6 +25,8 @@ export async function serveCommand(
   // Limits too: `--limit memory=lots` is LIMITS_INVALID (64) before anything starts.
   const { limits } = limitSettings({ limit: opts.limit ?? [] });
   checkKlbrPython();
+  // `--web HOST:PORT` (C23) is checked before anything starts, like every other option.
+  const webListen = opts.web === undefined ? undefined : (await import("../../web/listen")).parseListen(opts.web);
   const { serveControl } = await import("../../control/server");
   const { Host } = await import("../../runtime/host");
   const drive = await driveOption(dataDirOf(opts), opts);
@@ -48,14 +50,38 @@ export async function serveCommand(
     const traces = host.telemetry ? host.telemetry.describe() : "off (set OTEL_EXPORTER_OTLP_ENDPOINT to export traces)";
     log.event("info", "telemetry", { traces: host.telemetry?.status().endpoint ?? null }, `telemetry: ${traces}`);
   }
+  const web = server && webListen ? await startWeb(host.layout, webListen, host, server) : undefined;
   const events = await followEvents(host.layout.database, startedAtMs, log);
   const signal = await stop.wait();
   log.event("info", "stopping", { pid: process.pid, signal }, "stopping");
+  await web?.close();
   server?.close();
   await host.stop();
   events.stop();
   log.event("info", "stopped", { pid: process.pid }, "stopped");
   return 0;
+}
+
+/**
+ * The web view beside the daemon (C23): its URL with the token is the first line on stdout (the log
+ * is on stderr). A web server that cannot listen stops the daemon's start, as a taken socket does.
+ */
+async function startWeb(
+  layout: { database: string; routes: string; controlSocket: string },
+  listen: { host: string; port: number },
+  host: { stop(): Promise<void> },
+  server: { close(): void },
+): Promise<{ close(): Promise<void> }> {
+  const { startWebServer } = await import("../../web/server");
+  try {
+    const web = await startWebServer({ database: layout.database, routesFile: layout.routes, controlSocket: layout.controlSocket, ...listen });
+    process.stdout.write(`${web.url}\n`);
+    return web;
+  } catch (error) {
+    server.close();
+    await host.stop();
+    throw error;
+  }
 }
 
 /** A stop that came before the host started: nothing to stop, a clean exit all the same. */
@@ -122,6 +148,7 @@ export function register(program: Command): void {
     .option("--json", "log one JSON object per line")
     .option("--max-cells-per-turn <n>", "cells a model turn may run before it ends in a wait (C10; default 50)")
     .option("--spare <n>", "warm spare workbenches kept started for new sessions and restarts, 0 for none (C19)", "1")
+    .option("--web <host:port>", "also serve the web view (C23) there, e.g. 127.0.0.1:8765; its URL with the token is the first line on stdout")
     .option("--idle-timeout <duration>", "shut down a workbench idle this long (500ms, 30s, 5m, 2h; default off); its next cell starts a new generation (C19)")
     .action(run(async (cmd) => serveCommand(optionsOf(cmd))));
 }

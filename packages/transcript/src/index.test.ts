@@ -6,6 +6,10 @@ describe("public API", () => {
     expect(Object.keys(api).sort()).toEqual(
       [
         "FRAME_SEPARATOR",
+        "IMAGE_DIGEST_DIGITS",
+        "formatBytes",
+        "frameImage",
+        "shortDigest",
         "MAX_STAMP_MS",
         "TIME_UNKNOWN",
         "TranscriptError",

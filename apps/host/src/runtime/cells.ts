@@ -12,6 +12,7 @@ import { recordIncident } from "../store/incidents";
 import { requestStep } from "../store/requests";
 import { oversize, refuseOversizeCell } from "./cell-size";
 import { ROOT_SESSION } from "./ids";
+import { deathReason } from "./limit-death";
 import { limitReason, recordCompletion, refusedCompletion, report, type ExecutionReport } from "./completion";
 import type { HooksService } from "./hooks-service";
 import type { Stopping } from "./lifecycle";
@@ -33,7 +34,7 @@ export interface CellsDeps {
   newId(prefix: string): string;
   notify: Notify["notify"];
   life: Stopping;
-  workbenches: Pick<Workbenches, "ensure" | "restart" | "refuseClosed" | "closed" | "all">;
+  workbenches: Pick<Workbenches, "ensureHeld" | "restart" | "refuseClosed" | "closed" | "all">;
   hooks: Pick<HooksService, "release">;
   requestLog: Pick<RequestLog, "opened">;
   /** C16: where a running cell's output goes (to watching clients only); null when live output is off. */
@@ -75,13 +76,15 @@ export class Cells {
     const queuedId = opts.executionId !== undefined ? this.queue(opts.executionId) : null;
     let release: (() => void) | undefined;
     try {
-      const bench = await workbenches.ensure(sessionId, "session_start");
-      release = await bench.acquire();
+      // The slot in arrival order, also for a new session's first cells (see ensureHeld).
+      const held = await workbenches.ensureHeld(sessionId, "session_start");
+      const bench = held.bench;
+      release = held.release;
       if (queuedId !== null && this.queued.get(queuedId) === "cancelled") return this.closeUnrun(queuedId, sessionId, bench.generation ?? "none", code, opts.origin);
       // Checked again in the slot: a stop that came while this cell queued wins over it.
       workbenches.refuseClosed(sessionId);
-      // A culled workbench's next generation says so in kernel.reset (C19); any other end is a death.
-      if (!bench.worker || bench.worker.state === "dead") await workbenches.restart(bench, bench.endedFor ?? "worker_died");
+      // A culled workbench's next generation says so in kernel.reset (C19), a limit's names it (C17); else a death.
+      if (!bench.worker || bench.worker.state === "dead") await workbenches.restart(bench, await deathReason(bench));
       const worker = bench.worker!;
       const live: LiveExecution = { id: opts.executionId ?? this.deps.newId("ex"), sessionId, generation: worker.generation, yielded: false, ended: false, hooksPin: null };
       // A restart may have run meanwhile: an interrupt that came during it still keeps the cell from running.

@@ -130,6 +130,17 @@ describe("embedded (no daemon)", () => {
   }, 120_000);
 });
 
+describe("klbr route add --images", () => {
+  test("declares the route as one that reads images; without it the route has no images field", async () => {
+    const add = (name: string, ...extra: string[]) => klbr("route", "add", name, "--api", "anthropic", "--base-url", "http://127.0.0.1:9", "--model", "m", "--json", ...extra);
+    const withImages = JSON.parse((await add("sees", "--images")).stdout) as { routes: Array<{ name: string; images?: boolean }> };
+    expect(withImages.routes.find((r) => r.name === "sees")!.images).toBe(true);
+    const without = JSON.parse((await add("blind")).stdout) as { routes: Array<{ name: string; images?: boolean }> };
+    expect(without.routes.find((r) => r.name === "blind")).not.toHaveProperty("images");
+    expect(without.routes.find((r) => r.name === "sees")!.images).toBe(true);
+  }, 60_000);
+});
+
 describe("through a daemon", () => {
   beforeAll(async () => {
     const d = spawnServe(["--data-dir", dataDir, "--workspace", workspace, "serve"]);

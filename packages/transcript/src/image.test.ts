@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatBytes, frameImage, shortDigest } from "./image.js";
+import { formatBytes, frameImage, frameOmitted, shortDigest } from "./image.js";
 
 const digest = `sha256:${"ab12".repeat(16)}`;
 
@@ -30,5 +30,12 @@ describe("shortDigest", () => {
   it("keeps the prefix and 12 hex digits, with or without sha256:", () => {
     expect(shortDigest(digest)).toBe("sha256:ab12ab12ab12");
     expect(shortDigest("ab12".repeat(16))).toBe("sha256:ab12ab12ab12");
+  });
+});
+
+describe("frameOmitted", () => {
+  it("says a representation was left out, or how much text/plain was cut", () => {
+    expect(frameOmitted("image/png", 5 * 1024 * 1024)).toBe("[image/png not shown: 5.0 MiB is past the 1 MiB a display carries]");
+    expect(frameOmitted("text/plain", 2048)).toBe("[2 KiB of text/plain cut: a display carries at most 1 MiB]");
   });
 });

@@ -37,3 +37,12 @@ export function frameImage(image: ImageFacts): string {
   const size = image.width !== null && image.height !== null ? ` ${image.width}x${image.height}` : "";
   return `[${image.mime}${size}${FRAME_SEPARATOR}${formatBytes(image.bytes)}${FRAME_SEPARATOR}${shortDigest(image.digest)}]`;
 }
+
+/**
+ * The line for what a display could not carry (C20's `klbr/omitted`, `{mime: bytes}`): a
+ * representation past the 1 MiB frame, or how much of its text/plain was cut to fit.
+ */
+export function frameOmitted(mime: string, bytes: number): string {
+  if (mime === "text/plain") return `[${formatBytes(bytes)} of text/plain cut: a display carries at most 1 MiB]`;
+  return `[${mime} not shown: ${formatBytes(bytes)} is past the 1 MiB a display carries]`;
+}

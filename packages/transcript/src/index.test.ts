@@ -9,6 +9,7 @@ describe("public API", () => {
         "IMAGE_DIGEST_DIGITS",
         "formatBytes",
         "frameImage",
+        "frameOmitted",
         "shortDigest",
         "MAX_STAMP_MS",
         "TIME_UNKNOWN",

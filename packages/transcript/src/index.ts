@@ -7,8 +7,8 @@ export { frameInput, frameInputLine, frameResult, FRAME_SEPARATOR } from "./fram
 export { inputLabel } from "./label.js";
 
 // Images (C20)
-/** The image line of a displayed image (`[image/png 640x480 · 23 KiB · sha256:<first 12>]`), byte sizes, short digests. */
-export { frameImage, formatBytes, shortDigest, IMAGE_DIGEST_DIGITS } from "./image.js";
+/** The image line of a displayed image (`[image/png 640x480 · 23 KiB · sha256:<first 12>]`), what a display left out, byte sizes, short digests. */
+export { frameImage, frameOmitted, formatBytes, shortDigest, IMAGE_DIGEST_DIGITS } from "./image.js";
 /** What an image line is derived from. */
 export type { ImageFacts } from "./image.js";
 

@@ -1,7 +1,7 @@
 // What a terminal shows of a cell's displays (C20): each display's text/plain, then for each image
 // the model's image line and how to write it out; what did not fit the frame, and what the cell
 // could not show, said on stderr.
-import { formatBytes, frameImage, shortDigest } from "@klbr/transcript";
+import { frameImage, frameOmitted, shortDigest } from "@klbr/transcript";
 import { plainText, type DisplayRef } from "../store/displays";
 
 /** The lines one display prints: its text/plain, then one line per image (or per image left out). */
@@ -9,9 +9,7 @@ export function displayLines(display: DisplayRef): string[] {
   const text = plainText(display);
   const lines = text === "" ? [] : [text.endsWith("\n") ? text.slice(0, -1) : text];
   for (const image of display.images) lines.push(`${frameImage(image)} klbr display get ${shortDigest(image.digest)} -o FILE`);
-  for (const [mime, bytes] of Object.entries(display.omitted ?? {})) {
-    lines.push(`[${mime} not stored: ${formatBytes(bytes)} is past the 1 MiB a display may carry]`);
-  }
+  for (const [mime, bytes] of Object.entries(display.omitted ?? {})) lines.push(frameOmitted(mime, bytes));
   return lines;
 }
 

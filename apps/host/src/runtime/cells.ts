@@ -34,7 +34,7 @@ export interface CellsDeps {
   newId(prefix: string): string;
   notify: Notify["notify"];
   life: Stopping;
-  workbenches: Pick<Workbenches, "ensure" | "restart" | "refuseClosed" | "closed" | "all">;
+  workbenches: Pick<Workbenches, "ensureHeld" | "restart" | "refuseClosed" | "closed" | "all">;
   hooks: Pick<HooksService, "release">;
   requestLog: Pick<RequestLog, "opened">;
   /** C16: where a running cell's output goes (to watching clients only); null when live output is off. */
@@ -76,8 +76,10 @@ export class Cells {
     const queuedId = opts.executionId !== undefined ? this.queue(opts.executionId) : null;
     let release: (() => void) | undefined;
     try {
-      const bench = await workbenches.ensure(sessionId, "session_start");
-      release = await bench.acquire();
+      // The slot in arrival order, also for a new session's first cells (see ensureHeld).
+      const held = await workbenches.ensureHeld(sessionId, "session_start");
+      const bench = held.bench;
+      release = held.release;
       if (queuedId !== null && this.queued.get(queuedId) === "cancelled") return this.closeUnrun(queuedId, sessionId, bench.generation ?? "none", code, opts.origin);
       // Checked again in the slot: a stop that came while this cell queued wins over it.
       workbenches.refuseClosed(sessionId);

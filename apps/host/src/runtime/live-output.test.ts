@@ -53,3 +53,66 @@ describe("LiveOutputHub.forExecution", () => {
     expect(seen.map((e) => e.text)).toEqual(["before"]);
   });
 });
+
+describe("LiveOutputHub watchers", () => {
+  const event = (over: Partial<LiveOutputEvent> = {}): LiveOutputEvent => ({ type: "output", session_id: "s", execution_id: "ex-1", seq: 0, stream: "stdout", text: "t", dropped_bytes: 0, ...over });
+
+  test("a watcher gets what its filter names: an execution, a session, or (neither) everything", () => {
+    const hub = new LiveOutputHub();
+    const got: Record<string, string[]> = { ex: [], session: [], all: [], both: [] };
+    hub.watch({ executionId: "ex-1" }, (e) => got.ex!.push(e.text));
+    hub.watch({ sessionId: "s" }, (e) => got.session!.push(e.text));
+    hub.watch({}, (e) => got.all!.push(e.text));
+    hub.watch({ executionId: "ex-1", sessionId: "t" }, (e) => got.both!.push(e.text));
+    hub.publish(event({ text: "a" }));
+    hub.publish(event({ text: "b", execution_id: "ex-2" }));
+    hub.publish(event({ text: "c", session_id: "t", execution_id: "ex-3" }));
+    hub.publish(event({ text: "d", session_id: "t" }));
+    expect(got).toEqual({ ex: ["a", "d"], session: ["a", "b"], all: ["a", "b", "c", "d"], both: ["d"] });
+  });
+
+  test("forExecution publishes every field of the message under its execution", () => {
+    const hub = new LiveOutputHub();
+    const seen: LiveOutputEvent[] = [];
+    hub.watch({}, (e) => seen.push(e));
+    hub.forExecution({ id: "ex-9", sessionId: "s9", ended: false })({ id: "op", seq: 7, stream: "stderr", text: "boom", dropped_bytes: 12 });
+    expect(seen).toEqual([{ type: "output", session_id: "s9", execution_id: "ex-9", seq: 0, stream: "stderr", text: "boom", dropped_bytes: 12 }]);
+  });
+
+  test("unwatching stops delivery; watched says whether anyone listens", () => {
+    const hub = new LiveOutputHub();
+    expect(hub.watched).toBe(false);
+    const seen: string[] = [];
+    const stop = hub.watch({}, (e) => seen.push(e.text));
+    expect(hub.watched).toBe(true);
+    hub.publish(event({ text: "a" }));
+    stop();
+    expect(hub.watched).toBe(false);
+    hub.publish(event({ text: "b" }));
+    expect(seen).toEqual(["a"]);
+  });
+
+  test("a watcher that throws is dropped; the others still get the event and the next ones", () => {
+    const hub = new LiveOutputHub();
+    const seen: string[] = [];
+    let thrown = 0;
+    hub.watch({}, () => {
+      thrown += 1;
+      throw new Error("client gone");
+    });
+    hub.watch({}, (e) => seen.push(e.text));
+    hub.publish(event({ text: "a" }));
+    hub.publish(event({ text: "b" }));
+    expect(thrown).toBe(1);
+    expect(seen).toEqual(["a", "b"]);
+  });
+
+  test("a listener may unwatch itself while the event is handed out", () => {
+    const hub = new LiveOutputHub();
+    const seen: string[] = [];
+    const stop = hub.watch({}, () => stop());
+    hub.watch({}, (e) => seen.push(e.text));
+    hub.publish(event({ text: "a" }));
+    expect(seen).toEqual(["a"]);
+  });
+});

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { StartGate } from "./start-gate";
+import { availableParallelism } from "node:os";
+import { defaultStartConcurrency, StartGate } from "./start-gate";
 
 // The start gate alone: a bound on concurrent workbench starts, in arrival order, never a lost turn.
 function deferred() {
@@ -38,6 +39,13 @@ describe("StartGate", () => {
 
   it("refuses a limit that is not a positive integer", () => {
     expect(() => new StartGate(0)).toThrow(RangeError);
-    expect(() => new StartGate(1.5)).toThrow(RangeError);
+    expect(() => new StartGate(1.5)).toThrow(new RangeError("start concurrency must be a positive integer, got 1.5"));
+  });
+
+  it("allows two starts per core by default, at least two", () => {
+    const cores = availableParallelism();
+    expect(defaultStartConcurrency()).toBe(2 * cores);
+    expect(new StartGate().limit).toBe(2 * cores);
+    expect(new StartGate().limit).toBeGreaterThanOrEqual(2);
   });
 });

@@ -129,20 +129,32 @@ export class Workbenches {
 
   /** The session's workbench, its first generation started (in the foreground slot) when it has none. */
   async ensure(sessionId: string, reason: string): Promise<Workbench> {
-    let bench = this.benches.get(sessionId);
-    if (!bench) {
-      bench = new Workbench(sessionId);
-      this.benches.set(sessionId, bench);
-      // Start the first generation in the foreground slot: a concurrent first cell of the session
-      // queues behind it instead of finding no worker and starting a second one.
-      const release = await bench.acquire();
-      try {
-        await this.restart(bench, reason);
-      } finally {
-        release();
-      }
-    }
+    const { bench, release } = await this.ensureHeld(sessionId, reason);
+    release();
     return bench;
+  }
+
+  /**
+   * The session's workbench with its foreground slot held (a cell's turn), its first generation
+   * started in that slot when it has none. The start's claim is the caller's turn: a cell that
+   * arrives while the first generation starts queues behind it. Given back between the start and
+   * the first cell, a second cell that arrived meanwhile took the slot first and ran first.
+   */
+  async ensureHeld(sessionId: string, reason: string): Promise<{ bench: Workbench; release: () => void }> {
+    const existing = this.benches.get(sessionId);
+    if (existing) return { bench: existing, release: await existing.acquire() };
+    const bench = new Workbench(sessionId);
+    this.benches.set(sessionId, bench);
+    // Start the first generation in the foreground slot: a concurrent first cell of the session
+    // queues behind it instead of finding no worker and starting a second one.
+    const release = await bench.acquire();
+    try {
+      await this.restart(bench, reason);
+    } catch (error) {
+      release();
+      throw error;
+    }
+    return { bench, release };
   }
 
   /** Replace the workbench's worker by a new generation (the old one shut down first); `reason` goes into kernel.reset. */

@@ -1,0 +1,354 @@
+import { fileURLToPath } from "node:url";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { SkillIndex } from "@klbr/skills";
+import type { SpareWorker, StartWorkerOptions, Worker } from "@klbr/supervisor";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { memoryDb, T0 } from "../../test/request-context";
+import type { HostDb } from "../db/open";
+import { incidents } from "../db/schema";
+import { lastKernelReset, recordKernelReset } from "../store/kernel";
+import { HostLife } from "./lifecycle";
+import { Cells } from "./cells";
+import { DisplayRecorder } from "./displays";
+import { WorkerLaunch } from "./worker-launch";
+import { Workbenches } from "./workbenches";
+
+// Workbenches alone: generations, their kernel.reset, spares bound early or late, stops. The
+// supervisor's startWorker and startSpare are stand-ins recording what they were asked (the real
+// starts are the host suites'); the rest (the log, the runtime fingerprint, the start gate) is real.
+const started: StartWorkerOptions[] = [];
+const spares: Array<SpareWorker & { bound: string[]; stops: string[]; fail?: Error }> = [];
+let startFails: Error | null = null;
+
+vi.mock("@klbr/supervisor", async (original) => ({
+  ...(await original<typeof import("@klbr/supervisor")>()),
+  startWorker: async (opts: StartWorkerOptions) => {
+    if (startFails) throw startFails;
+    started.push(opts);
+    return standIn(opts.generation!, 100 + started.length);
+  },
+  startSpare: async () => {
+    const spare = {
+      pid: 500 + spares.length,
+      bound: [] as string[],
+      stops: [] as string[],
+      available: true,
+      exited: new Promise(() => undefined),
+      bind: async (sessionId: string, generation: string) => {
+        spare.available = false;
+        if (spare.fail) throw spare.fail;
+        spare.bound.push(`${sessionId}/${generation}`);
+        const w = standIn(generation, spare.pid);
+        w.hardStop = async (reason: string) => (spare.stops.push(reason), undefined as never);
+        return w;
+      },
+      discard: async () => void (spare.available = false),
+    } as SpareWorker & { bound: string[]; stops: string[]; fail?: Error; available: boolean };
+    spares.push(spare);
+    return spare;
+  },
+}));
+
+type Stand = Worker & { calls: string[] };
+function standIn(generation: string, pid: number): Stand {
+  const w = {
+    generation,
+    pid,
+    state: "ready",
+    hello: { skills: "rev-hello" },
+    calls: [] as string[],
+    shutdown: async () => (w.calls.push("shutdown"), (w.state = "dead")),
+    hardStop: async (reason: string) => (w.calls.push(`hardStop ${reason}`), (w.state = "dead")),
+    execute: async (code: string) => (cellOrder.push(code), await cellGate, { kind: "cell", status: "ok", output: [], truncated_bytes: 0, error: null, endedBy: "worker" }),
+  };
+  return w as unknown as Stand;
+}
+
+/** The cells the stand-in workers ran, in order; each waits for cellGate. */
+const cellOrder: string[] = [];
+let cellGate: Promise<void> = Promise.resolve();
+
+const PYTHON_DIR = fileURLToPath(new URL("../../../../python", import.meta.url));
+const index = (revision: string) => ({ revision, skills: [], refused: [] }) as unknown as SkillIndex;
+
+let db: HostDb;
+let notes: Array<Record<string, unknown>>;
+let life: HostLife;
+let revision: string;
+let lastIndex: SkillIndex | null;
+let headerFails: Error | null;
+let wbs: Workbenches[];
+
+function workbenches(over: { spares?: number } = {}): Workbenches {
+  const sandbox = { describe: () => ({ mode: "none" }), worker: (ro: string[]) => ({ mode: "none", ro }) };
+  const launch = new WorkerLaunch({ python: "python3", pythonDir: PYTHON_DIR, workspace: mkdtempSync(join(tmpdir(), "klbr-wbs-")), sandbox: sandbox as never, passEnv: [], interruptGraceMs: 7, liveOutput: true });
+  const w = new Workbenches({
+    db,
+    now: () => T0,
+    notify: (n) => void notes.push(n as never),
+    life,
+    launch,
+    skills: {
+      reindex: async () => (lastIndex = index(revision)),
+      materialize: () => undefined,
+      sources: () => [],
+      get lastIndex() {
+        return lastIndex;
+      },
+    } as never,
+    headers: {
+      observeGeneration: () => {
+        if (headerFails) throw headerFails;
+      },
+    } as never,
+    onHostReply: () => undefined,
+    bytecodeDir: null,
+    ...over,
+  });
+  wbs.push(w);
+  return w;
+}
+const incidentKinds = () => db.select().from(incidents).all().map((i) => i.kind);
+
+beforeEach(() => {
+  started.length = 0;
+  spares.length = 0;
+  cellOrder.length = 0;
+  cellGate = Promise.resolve();
+  startFails = null;
+  db = memoryDb().db;
+  notes = [];
+  life = new HostLife();
+  revision = "r1";
+  lastIndex = null;
+  headerFails = null;
+  wbs = [];
+});
+afterEach(async () => {
+  for (const w of wbs) {
+    await w.spares.stop();
+    w.runtime.close();
+  }
+});
+
+describe("Workbenches generations", () => {
+  it("starts a session's first generation once, with its reason in kernel.reset and the notification", async () => {
+    const w = workbenches();
+    const [a, b] = await Promise.all([w.ensure("s", "session_start"), w.ensure("s", "session_start")]);
+    expect(a).toBe(b);
+    expect(started).toHaveLength(1);
+    expect(w.coldStarts).toBe(1);
+    expect(a.generation).toBe("g-1");
+    expect(a.skills).toEqual(index("r1"));
+    expect(lastKernelReset(db, "s")).toMatchObject({ generation: "g-1", reason: "session_start", skillsRevision: "rev-hello", pid: 101, atMs: T0 });
+    expect(notes).toEqual([{ type: "kernel.reset", session_id: "s", generation: "g-1", skills: "rev-hello", at_ms: T0 }]);
+    expect(w.get("s")).toBe(a);
+    expect(w.all()).toEqual([a]);
+    expect(w.sessionIds()).toEqual(["s"]);
+    expect(w.workers()).toEqual([a.worker]);
+    expect(a.idle).toBe(true);
+  });
+
+  it("builds the worker's options from the launch: identity, runtime, skills, graces, live output", async () => {
+    const w = workbenches();
+    await w.ensure("s", "session_start");
+    const opts = started[0]!;
+    expect(opts).toMatchObject({ role: "workbench", sessionId: "s", generation: "g-1", command: ["python3", "-B", "-m", "klbr.worker"], pythonPath: [PYTHON_DIR], expect: { revision: null, skills: "r1" }, interruptGraceMs: 7, liveOutput: true, sandbox: { mode: "none", ro: [] } });
+    expect(opts.sigintGraceMs).toBeUndefined();
+  });
+
+  it("a restart shuts the live worker down first, numbers the next generation and clears the cull", async () => {
+    const w = workbenches();
+    const bench = await w.ensure("s", "session_start");
+    const first = bench.worker as Stand;
+    bench.endedFor = "idle_culled";
+    bench.culledAtMs = 5;
+    await w.restart(bench, "operator");
+    expect(first.calls).toEqual(["shutdown"]);
+    expect(bench.generation).toBe("g-2");
+    expect(bench.endedFor).toBeNull();
+    expect(bench.culledAtMs).toBeNull();
+    expect(lastKernelReset(db, "s")).toMatchObject({ generation: "g-2", reason: "operator" });
+    // A dead worker is not shut down again.
+    const second = bench.worker as Stand;
+    (second as { state: string }).state = "dead";
+    await w.restart(bench, "worker_died");
+    expect(second.calls).toEqual([]);
+    expect(bench.generation).toBe("g-3");
+  });
+
+  it("counts generations on from the log (a restarted host), whatever the last id looked like", async () => {
+    recordKernelReset(db, { sessionId: "s", generation: "g-41", skillsRevision: null, pid: 1, reason: "x", atMs: 1 });
+    recordKernelReset(db, { sessionId: "t", generation: "odd", skillsRevision: null, pid: 1, reason: "x", atMs: 1 });
+    const w = workbenches();
+    expect((await w.ensure("s", "host_start")).generation).toBe("g-42");
+    expect((await w.ensure("t", "host_start")).generation).toBe("g-1");
+  });
+
+  it("a header that cannot be observed fails the start after its kernel.reset, and nothing is announced", async () => {
+    headerFails = new Error("damaged");
+    const w = workbenches();
+    await expect(w.ensure("s", "session_start")).rejects.toThrow("damaged");
+    expect(lastKernelReset(db, "s")).toMatchObject({ generation: "g-1" });
+    expect(notes).toEqual([]);
+    expect(w.get("s")!.idle).toBe(true);
+  });
+
+  it("starts nothing once the host stops", async () => {
+    const w = workbenches();
+    life.beginStop();
+    await expect(w.ensure("s", "session_start")).rejects.toMatchObject({ code: "HOST_STOPPING" });
+    expect(started).toHaveLength(0);
+  });
+
+  it("skillSet, idle, closed sessions", async () => {
+    const w = workbenches();
+    expect(() => w.skillSet("s")).toThrow(expect.objectContaining({ code: "unavailable" }));
+    expect(w.idle("s")).toBe(true);
+    const bench = await w.ensure("s", "session_start");
+    expect(w.skillSet("s")).toEqual(index("r1"));
+    const release = await bench.acquire();
+    expect(w.idle("s")).toBe(false);
+    release();
+    expect(w.closed("s")).toBe(false);
+    w.refuseClosed("s");
+    w.markClosed("s");
+    expect(w.closed("s")).toBe(true);
+    expect(() => w.refuseClosed("s")).toThrow(expect.objectContaining({ code: "SESSION_STOPPED" }));
+  });
+});
+
+describe("a new session's first cells", () => {
+  // Found by these tests (issue 38): ensure gave the slot back between the first generation's start
+  // and the first cell, so a second cell that arrived meanwhile took it and ran first.
+  it("run in arrival order while its first generation starts", async () => {
+    const w = workbenches();
+    let open!: () => void;
+    cellGate = new Promise((r) => (open = r));
+    const cells = new Cells({
+      db,
+      now: () => T0,
+      newId: (() => {
+        let n = 0;
+        return (p: string) => `${p}-${++n}`;
+      })(),
+      notify: () => undefined,
+      life,
+      workbenches: w,
+      hooks: { release: () => undefined } as never,
+      requestLog: { opened: () => 1 } as never,
+      liveOutput: null,
+      displays: new DisplayRecorder({ db, now: () => T0, publish: null }),
+      observeInstructions: () => undefined,
+      services: () => ({}) as never,
+    });
+    const runs = ["first", "second", "third"].map((code) => cells.execute(code, "s"));
+    for (let i = 0; i < 20 && cellOrder.length === 0; i++) await new Promise((r) => setImmediate(r));
+    expect(cellOrder).toEqual(["first"]);
+    open();
+    const reports = await Promise.all(runs);
+    expect(cellOrder).toEqual(["first", "second", "third"]);
+    expect(reports.map((r) => r.id)).toEqual(["ex-1", "ex-2", "ex-3"]);
+    expect(started).toHaveLength(1);
+  });
+
+  it("ensureHeld hands the start's slot to its caller; a failed start gives it back", async () => {
+    const w = workbenches();
+    const first = w.ensureHeld("s", "session_start");
+    const second = w.ensureHeld("s", "session_start");
+    const a = await first;
+    let secondHeld = false;
+    void second.then(() => (secondHeld = true));
+    await new Promise((r) => setImmediate(r));
+    expect(secondHeld).toBe(false);
+    a.release();
+    (await second).release();
+    expect(a.bench.idle).toBe(true);
+    startFails = new Error("no python");
+    await expect(w.ensureHeld("t", "session_start")).rejects.toThrow("no python");
+    expect(w.get("t")!.idle).toBe(true);
+  });
+});
+
+describe("Workbenches.stop", () => {
+  it("drains in the slot (after the running cell), or hard-stops now; a dead worker or unknown session is left", async () => {
+    const w = workbenches();
+    const bench = await w.ensure("s", "session_start");
+    const worker = bench.worker as Stand;
+    const cell = await bench.acquire();
+    let stopped = false;
+    const stopping = w.stop("s", true).then(() => (stopped = true));
+    await new Promise((r) => setImmediate(r));
+    expect(stopped).toBe(false);
+    cell();
+    await stopping;
+    expect(worker.calls).toEqual(["shutdown"]);
+    await w.stop("s", true);
+    await w.stop("s", false);
+    expect(worker.calls).toEqual(["shutdown"]);
+    await w.stop("nobody", false);
+    const other = await w.ensure("t", "session_start");
+    await w.stop("t", false);
+    expect((other.worker as Stand).calls).toEqual(["hardStop peer.stop"]);
+  });
+
+  it("a drain while the host stops leaves the shutdown to the host", async () => {
+    const w = workbenches();
+    const bench = await w.ensure("s", "session_start");
+    life.beginStop();
+    await w.stop("s", true);
+    expect((bench.worker as Stand).calls).toEqual([]);
+  });
+});
+
+describe("Workbenches on spares", () => {
+  it("binds a current spare to the generation (no cold start) and counts it taken", async () => {
+    const w = workbenches({ spares: 1 });
+    await w.spares.fill();
+    expect(spares).toHaveLength(1);
+    const bench = await w.ensure("s", "session_start");
+    expect(spares[0]!.bound).toEqual(["s/g-1"]);
+    expect(w.coldStarts).toBe(0);
+    expect(bench.worker!.pid).toBe(500);
+    expect(w.spares.taken).toBe(1);
+  });
+
+  it("a spare bound early for the last index is stopped when the index changed, and the generation starts cold", async () => {
+    const w = workbenches({ spares: 1 });
+    await w.ensure("first", "session_start"); // makes the last index r1
+    await w.spares.fill();
+    revision = "r2";
+    const bench = await w.ensure("s", "session_start");
+    expect(spares[0]!.bound).toEqual(["s/g-1"]);
+    await new Promise((r) => setImmediate(r));
+    expect(spares[0]!.stops).toEqual(["spare_stale"]);
+    expect(w.coldStarts).toBe(2);
+    expect(started.at(-1)!.expect).toEqual({ revision: null, skills: "r2" });
+    expect(bench.skills!.revision).toBe("r2");
+    expect([w.spares.taken, w.spares.discarded]).toEqual([0, 1]);
+  });
+
+  it("a spare bound early is stopped when the index fails, and the start fails", async () => {
+    const w = workbenches({ spares: 1 });
+    await w.ensure("first", "session_start");
+    await w.spares.fill();
+    const skills = (w as unknown as { deps: { skills: { reindex: () => Promise<SkillIndex> } } }).deps.skills;
+    skills.reindex = async () => Promise.reject(new Error("roots gone"));
+    await expect(w.ensure("s", "session_start")).rejects.toThrow("roots gone");
+    await new Promise((r) => setImmediate(r));
+    expect(spares[0]!.stops).toEqual(["spare_unused"]);
+    expect([w.spares.taken, w.spares.discarded]).toEqual([0, 1]);
+  });
+
+  it("a spare that dies at its bind is an incident, and the generation starts cold", async () => {
+    const w = workbenches({ spares: 1 });
+    await w.spares.fill();
+    spares[0]!.fail = new Error("spare died");
+    const bench = await w.ensure("s", "session_start");
+    expect(incidentKinds()).toEqual(["spare.bind_failed"]);
+    expect(w.coldStarts).toBe(1);
+    expect(bench.worker!.pid).toBe(101);
+  });
+});

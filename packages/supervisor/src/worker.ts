@@ -282,7 +282,8 @@ export class WorkerProcess implements Worker {
       return;
     }
     // Measured and watched from here: the worker process is known (under a sandbox, the one inside).
-    this.#limits.running(() => this.#ns?.worker.pid ?? this.#inner?.pid, this.#opts.transport !== undefined, (verdict) => {
+    const guard = this.#guardPid;
+    this.#limits.running(() => this.#ns?.worker.pid ?? this.#inner?.pid, () => (this.#exit === undefined ? guard : undefined), this.#opts.transport !== undefined, (verdict) => {
       const stop = limitStop(verdict);
       void this.#stopTree(stop.reason, stop.detail, stop.kind);
     });

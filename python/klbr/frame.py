@@ -625,7 +625,8 @@ def _encode_fast(value: Any) -> bytes | None:
             return None
     elif not (kind is str or kind is float or kind is bool or value is None):
         return None
-    data = _C_ENCODE(value, 0)[0].encode("utf-8")
+    # The encoder returns its text in chunks (a long one in several).
+    data = "".join(_C_ENCODE(value, 0)).encode("utf-8")
     return data if len(data) <= MAX_FRAME_BYTES else None
 
 

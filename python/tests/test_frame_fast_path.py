@@ -185,6 +185,15 @@ def test_encoders_agree(value):
     _encodes_alike(value)
 
 
+def test_encoders_agree_on_long_values():
+    # The C encoder hands a long text back in several chunks.
+    rows = [{"id": n, "name": f"row-{n}", "score": n * 0.25, "ok": n % 3 == 0, "tags": ["a", "é"]} for n in range(9000)]
+    for value in (rows, {"rows": rows}, ["x" * 300_000, "✓" * 200_000], [[n, str(n)] for n in range(50_000)]):
+        data = encode_payload(value)
+        assert data == encode_payload_exactly(value)
+        assert decode_payload(data) == value
+
+
 def test_encoders_agree_on_the_odd_ones():
     for value in ODD_VALUES:
         _encodes_alike(value)

@@ -85,7 +85,8 @@ describe("klbr mcp over stdio, the TS SDK client", () => {
 
   test("every call is an execution with origin mcp in the durable log", async () => {
     const result = await client.callTool({ name: "python", arguments: { code: "'origin?'" } });
-    const id = ((result._meta as Record<string, { execution_id: string }>)["klbr/execution"]).execution_id;
+    const id = (result._meta as Record<string, { execution_id: string }> | undefined)?.["klbr/execution"]?.execution_id;
+    expect(id).toMatch(/^ex-mcp-/);
     const record = (await executions(client, sessionOf(result))).find((r) => r.id === id);
     expect(record).toMatchObject({ origin: "mcp", status: "ok" });
   });

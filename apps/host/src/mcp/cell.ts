@@ -31,9 +31,14 @@ function isLiveEvent(event: unknown, executionId: string): event is LiveEvent {
   return typeof e === "object" && e !== null && e.type === "output" && e.execution_id === executionId && typeof e.text === "string";
 }
 
-/** An execution id of this server's (the control API accepts any identifier). */
+/** This process's part of its execution ids: random once, so a call costs no random bytes. */
+const ID_PREFIX = `ex-mcp-${randomBytes(6).toString("hex")}`;
+let idCount = 0;
+
+/** An execution id of this server's (the control API accepts any identifier), unique across processes. */
 export function newExecutionId(): string {
-  return `ex-${Date.now().toString(36)}-${randomBytes(4).toString("hex")}`;
+  idCount += 1;
+  return `${ID_PREFIX}-${idCount.toString(36)}`;
 }
 
 /** Run one checked `python` call in `session`; resolves to its MCP result (a failed cell is `isError`, not a throw). */

@@ -53,15 +53,21 @@ export function createMcpConnection(link: DaemonLink, session: string = newConne
       case "python": {
         const checked = pythonArgs(args);
         const progressToken = extra._meta?.progressToken;
+        // One signal for both ends of a call (the client's cancel, the client gone); not AbortSignal.any,
+        // whose dependent signals cost more per call than the whole of this handler.
         const gone = new AbortController();
+        const cancelled = () => gone.abort();
+        extra.signal.addEventListener("abort", cancelled, { once: true });
+        if (extra.signal.aborted) gone.abort();
         abandoned.set(extra.requestId, gone);
         try {
           return await runCell(link, checked, checked.session ?? session, {
-            signal: AbortSignal.any([extra.signal, gone.signal]),
+            signal: gone.signal,
             ...(progressToken !== undefined ? { progressToken } : {}),
             sendNotification: (n) => extra.sendNotification(n),
           });
         } finally {
+          extra.signal.removeEventListener("abort", cancelled);
           if (abandoned.get(extra.requestId) === gone) abandoned.delete(extra.requestId);
         }
       }

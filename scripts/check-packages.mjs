@@ -6,7 +6,7 @@
 //      type dependency missing from `dependencies` fails instead of turning into `any`);
 //   2. runs publint and `attw --profile esm-only` on every tarball;
 //   3. installs @klbr/host globally into a temporary prefix and runs `klbr exec '1+1'` from a
-//      directory outside the repository (prints 2);
+//      directory outside the repository (prints 2), then `klbr mcp` as the README configures it;
 //   4. builds the Python wheel from a copy of python/, installs it into a fresh venv, and runs a
 //      cell in a worker started from that venv.
 // better-sqlite3's native binding is taken from the repository's install when the versions match
@@ -231,7 +231,67 @@ async function globalHost() {
   if (where !== null && !where.includes("from the runtime dir")) {
     failures.push(`the worker did not run the runtime shipped in @klbr/host: ${where.trim()}`);
   } else if (where !== null) say(`a worker of the global host ran the runtime shipped in @klbr/host: ${where.trim()}`);
+  await mcpAsConfigured();
   return true;
+}
+
+/**
+ * The README's MCP client configuration as printed (`"command": "klbr", "args": ["mcp"]`): the
+ * global `klbr mcp` over stdio, spoken to in raw JSON-RPC (initialize, then tools/call python
+ * `1+1`); it starts a daemon for the data directory, stopped here afterwards.
+ */
+async function mcpAsConfigured() {
+  const child = spawn("klbr", ["mcp"], { cwd: elsewhere, env, stdio: ["pipe", "pipe", "pipe"] });
+  let out = "";
+  let err = "";
+  const waiters = new Set();
+  child.stderr.on("data", (c) => (err += c));
+  child.stdout.on("data", (c) => {
+    out += c;
+    for (const look of [...waiters]) look();
+  });
+  const reply = (id) =>
+    new Promise((resolve) => {
+      const look = () => {
+        const line = out.split("\n").find((l) => l.endsWith("}") && JSON.parse(l).id === id);
+        if (!line) return;
+        waiters.delete(look);
+        resolve(JSON.parse(line));
+      };
+      waiters.add(look);
+      look();
+    });
+  const send = (message) => child.stdin.write(`${JSON.stringify(message)}\n`);
+  const timeout = setTimeout(() => child.kill("SIGKILL"), 120_000);
+  try {
+    send({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "check-packages", version: "0" } } });
+    const init = await Promise.race([reply(1), new Promise((r) => child.once("exit", () => r(null)))]);
+    if (!init?.result) return failures.push(`klbr mcp did not answer initialize: ${out}${err}`);
+    send({ jsonrpc: "2.0", method: "notifications/initialized" });
+    send({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "python", arguments: { code: "1+1" } } });
+    const call = await Promise.race([reply(2), new Promise((r) => child.once("exit", () => r(null)))]);
+    const text = call?.result?.content?.[0]?.text ?? "";
+    if (/\n2\n$/.test(text)) say(`npm i -g, then an MCP client's {"command": "klbr", "args": ["mcp"]}: python 1+1 -> ${JSON.stringify(text)}`);
+    else failures.push(`klbr mcp's python 1+1 answered ${JSON.stringify(call)}: ${err}`);
+  } finally {
+    clearTimeout(timeout);
+    child.stdin.end();
+    await new Promise((r) => (child.exitCode !== null ? r() : child.once("exit", r)));
+    // The daemon klbr mcp started outlives it by design: stop it before the directory goes.
+    const pidFile = join(env.KLBR_DATA_DIR, "klbr.lock.pid");
+    const pid = existsSync(pidFile) ? Number(readFileSync(pidFile, "utf8").trim()) : 0;
+    if (pid > 0) {
+      try {
+        process.kill(pid, "SIGTERM");
+        for (let i = 0; i < 200; i++) {
+          process.kill(pid, 0);
+          await new Promise((r) => setTimeout(r, 50));
+        }
+      } catch {
+        // gone
+      }
+    }
+  }
 }
 
 /**

@@ -59,6 +59,19 @@ def records_1m(i: int) -> dict:
                       "reply": {"kind": "ok", "value": {"rows": rows}}})
 
 
+_BASE64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+
+
+def display_700k(i: int) -> dict:
+    a, chars = (i + 1) * 0x9E3779B1 & 0xFFFFFFFF, []
+    for _ in range(700 * 1024):
+        a = (a * 1664525 + 1013904223) & 0xFFFFFFFF
+        chars.append(_BASE64[a >> 26])
+    data = {"image/png": "".join(chars), "text/plain": "<Figure size 640x480 with 1 Axes>"}
+    return _envelope({"kind": "display", "id": "op-1", "seq": i % 32, "data": data,
+                      "metadata": {"image/png": {"width": 640, "height": 480}}})
+
+
 def baseline_decode(stream: bytes) -> list:
     out, at = [], 0
     while at < len(stream):
@@ -115,6 +128,7 @@ ROWS = [
     ("150-byte envelopes", envelope_150, 2000),
     ("16 KiB cell outputs", cell_output_16k, 60),
     ("~1 MiB workspace.run reply", run_reply_1m, 2),
+    ("700 KiB base64 display", display_700k, 2),
     ("~1 MiB of small records", records_1m, 2),
 ]
 

@@ -14,6 +14,7 @@ import asyncio
 import json
 import math
 import re
+from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
 from array import array
 from itertools import accumulate
 from typing import Any
@@ -102,9 +103,9 @@ _NOT_STRUCTURE = bytes(b for b in range(256) if b not in b'"[]{}')
 _STRING_BODY = re.compile(rb'"[^"]*(?:"|\Z)')
 _NOT_OPENER = bytes(b for b in range(256) if b not in b"[{")
 _DEPTH_STEP = bytes.maketrans(b"[{]}", b"\x01\x01\xff\xff")
+_SURROGATE = re.compile("[\ud800-\udfff]")
 # A \u escape naming a surrogate; only a hint, the parsed strings are the authority.
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
-_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _too_deep(data: bytes) -> bool:
@@ -123,25 +124,12 @@ def _too_deep(data: bytes) -> bool:
 
 
 class _Violation(Exception):
-    """Raised by the fast decoder's hooks; the slow path then finds the precise code."""
+    """Raised by the fast path when it sees a possible violation; the slow path finds the code."""
 
 
 def _unsafe(literal: str) -> bool:
     digits = len(literal) - (literal[0] == "-")
     return digits > 16 or abs(int(literal)) > MAX_SAFE_INTEGER
-
-
-def _fast_int(literal: str) -> int:
-    if _unsafe(literal):
-        raise _Violation
-    return int(literal)
-
-
-def _fast_float(literal: str) -> float:
-    value = float(literal)
-    if math.isinf(value):
-        raise _Violation
-    return value
 
 
 def _constant(name: str) -> Any:
@@ -155,9 +143,112 @@ def _fast_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return result
 
 
-_FAST = json.JSONDecoder(
-    object_pairs_hook=_fast_pairs, parse_int=_fast_int, parse_float=_fast_float, parse_constant=_constant
-)
+def _fast_int(literal: str) -> int:
+    if len(literal) > 15 and _unsafe(literal):
+        raise _Violation
+    return int(literal)
+
+
+def _fast_float(literal: str) -> float:
+    value = float(literal)
+    if value == math.inf or value == -math.inf:
+        raise _Violation
+    return value
+
+
+def _fast_constant(_name: str) -> Any:
+    raise _Violation  # NaN, Infinity: not JSON; the slow path says so
+
+
+# The fast path parses with json's C scanner and then checks what it returned, choosing by the
+# text's shape (a speed choice only: each way is exact, and anything doubtful goes to the slow
+# path, which finds the precise code):
+# - short texts: no hooks at all; one walk checks numbers and depth and counts keys, and the
+#   colons of the text account for the keys (each key has one);
+# - long texts of a few long strings: a hook per object finds duplicate keys, the walk checks
+#   numbers and depth (it visits few values);
+# - long texts of many small values: hooks per object and per number and the lexical depth
+#   count, since a walk of every value would cost more than that pass.
+# Lone surrogates need a \u escape (the text was decoded fatally): only a text holding a
+# backslash is searched for one, and only a text holding a surrogate escape has its strings read.
+_SCAN_PLAIN = json.JSONDecoder().scan_once
+_SCAN_PAIRS = json.JSONDecoder(object_pairs_hook=_fast_pairs).scan_once
+_SCAN_HOOKED = json.JSONDecoder(
+    object_pairs_hook=_fast_pairs, parse_int=_fast_int, parse_float=_fast_float, parse_constant=_fast_constant
+).scan_once
+_SHORT = 2048
+_SAMPLE = 1024
+_DENSE_COMMAS = _SAMPLE // 48
+
+
+def _walk(value: Any, depth: int, _max: int = MAX_SAFE_INTEGER, _inf: float = math.inf, _str: type = str) -> int:
+    """Keys in a container parsed from JSON; raises _Violation on a number or a depth to doubt."""
+    if depth > MAX_DEPTH:
+        raise _Violation
+    if type(value) is dict:
+        keys = len(value)
+        items: Any = value.values()
+    else:
+        keys = 0
+        items = value
+    for item in items:
+        kind = type(item)
+        if kind is _str:
+            continue
+        if kind is int:
+            if item > _max or item < -_max:
+                raise _Violation
+        elif kind is dict or kind is list:
+            keys += _walk(item, depth + 1)
+        elif kind is float:
+            if item == _inf or item == -_inf or item != item:
+                raise _Violation
+    return keys
+
+
+def _colons_in_strings(value: Any) -> int:
+    count = 0
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if type(item) is str:
+            count += item.count(":")
+        elif type(item) is dict:
+            stack.extend(item)
+            stack.extend(item.values())
+        elif type(item) is list:
+            stack.extend(item)
+    return count
+
+
+def _keys_accounted(text: str, value: Any, keys: int) -> bool:
+    # A colon more than keys is in a string (counted in the parsed strings, exact unless an
+    # escape spells one) or belongs to a dropped duplicate.
+    return "\\u003" not in text and keys == text.count(":") - _colons_in_strings(value)
+
+
+def _checked_short(text: str, value: Any) -> Any:
+    keys = _walk(value, 1) if type(value) is dict or type(value) is list else _walk([value], 0)
+    if keys != text.count(":") and not _keys_accounted(text, value, keys):
+        raise _Violation
+    if "\\u" in text and _first_lone_surrogate(value) is not None:
+        raise _Violation
+    return value
+
+
+def _decode_long(text: str, data: bytes | bytearray | memoryview) -> Any:
+    if text.count(",", 0, _SAMPLE) < _DENSE_COMMAS:
+        value, end = _SCAN_PAIRS(text, 0)
+        if end != len(text):
+            raise _Violation
+        _walk([value], 0)
+    else:
+        value, end = _SCAN_HOOKED(text, 0)
+        if end != len(text) or _too_deep(data if type(data) is bytes else bytes(data)):
+            raise _Violation
+    if "\\" in text and _SURROGATE_ESCAPE.search(data) and _first_lone_surrogate(value) is not None:
+        raise _Violation
+    return value
 
 
 def _first_lone_surrogate(value: Any) -> str | None:
@@ -175,8 +266,8 @@ def _first_lone_surrogate(value: Any) -> str | None:
     return None
 
 
-def _check_surrogates(data: bytes, value: Any) -> None:
-    if _SURROGATE_ESCAPE.search(data):
+def _check_surrogates(text: str, value: Any) -> None:
+    if "\\u" in text:
         found = _first_lone_surrogate(value)
         if found is not None:
             raise FrameError(
@@ -193,8 +284,8 @@ def _recursion_error() -> FrameError:
     return FrameError("FRAME_TOO_DEEP", "nesting exhausted the interpreter's recursion limit")
 
 
-def _slow_parse(data: bytes, text: str) -> Any:
-    """Parses again collecting every violation, then raises the one with precedence."""
+def _slow_parse(text: str) -> Any:
+    """Parses collecting every violation, then raises the one with precedence (depth is checked)."""
     non_finite: list[str] = []
     unsafe: list[str] = []
     duplicates: list[str] = []
@@ -233,7 +324,7 @@ def _slow_parse(data: bytes, text: str) -> Any:
         raise _parse_error(error) from None
     except RecursionError:
         raise _recursion_error() from None
-    _check_surrogates(data, [value, replaced])
+    _check_surrogates(text, [value, replaced])
     if non_finite:
         raise FrameError("FRAME_NON_FINITE", f"number literal {_shown(non_finite[0])} overflows a double")
     if unsafe:
@@ -243,29 +334,46 @@ def _slow_parse(data: bytes, text: str) -> Any:
     return value
 
 
+def _read_text(data: bytes | bytearray | memoryview) -> str:
+    """The rules before JSON: length, UTF-8 (decoded fatally, no copy of a memoryview), BOM."""
+    n = len(data)
+    if n == 0 or n > MAX_FRAME_BYTES:
+        _check_length(n)
+    try:
+        text = str(data, "utf-8")
+    except UnicodeDecodeError as error:
+        shown = bytes(data[error.start : error.start + 4]).hex(" ")
+        raise FrameError("FRAME_INVALID_UTF8", f"invalid UTF-8 at byte {error.start} ({shown})") from None
+    if text[:1] == "\ufeff":
+        raise FrameError("FRAME_BOM", "payload starts with a byte-order mark (ef bb bf)")
+    return text
+
+
+def _decode_text_exhaustively(text: str) -> Any:
+    if _too_deep(text.encode("utf-8")):
+        raise FrameError("FRAME_TOO_DEEP", f"nesting deeper than {MAX_DEPTH}")
+    return _slow_parse(text)
+
+
 def decode_payload(data: bytes | bytearray | memoryview) -> Any:
     """Decodes one payload (no header) under the strict wire profile (C1)."""
-    _check_length(len(data))
-    raw = data if type(data) is bytes else bytes(data)
+    text = _read_text(data)
     try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as error:
-        shown = raw[error.start : error.start + 4].hex(" ")
-        raise FrameError("FRAME_INVALID_UTF8", f"invalid UTF-8 at byte {error.start} ({shown})") from None
-    if text.startswith("\ufeff"):
-        raise FrameError("FRAME_BOM", "payload starts with a byte-order mark (ef bb bf)")
-    if _too_deep(raw):
-        raise FrameError("FRAME_TOO_DEEP", f"nesting deeper than {MAX_DEPTH}")
-    try:
-        value = _FAST.decode(text)
-    except _Violation:
-        return _slow_parse(raw, text)
-    except json.JSONDecodeError as error:
-        raise _parse_error(error) from None
-    except RecursionError:
-        raise _recursion_error() from None
-    _check_surrogates(raw, value)
-    return value
+        if len(text) > _SHORT:
+            return _decode_long(text, data)
+        value, end = _SCAN_PLAIN(text, 0)
+        if end == len(text):
+            return _checked_short(text, value)
+        raise _Violation  # trailing whitespace or data: the slow path reads it exactly
+    except (_Violation, ValueError, StopIteration, RecursionError):
+        # json's errors (ValueError: also a literal over int's digit limit) and anything the
+        # fast path cannot settle: the exhaustive path decides, with the precise code.
+        return _decode_text_exhaustively(text)
+
+
+def decode_payload_exhaustively(data: bytes | bytearray | memoryview) -> Any:
+    """decode_payload without the fast path: every rule checked on the slow path (tests compare the two)."""
+    return _decode_text_exhaustively(_read_text(data))
 
 
 class FrameDecoder:
@@ -302,7 +410,8 @@ class FrameDecoder:
             if type(data) is bytes and self._payload is None and not self._header:
                 n = len(data)
                 if n > HEADER_BYTES and int.from_bytes(data[:HEADER_BYTES], "big") == n - HEADER_BYTES:
-                    values.append(decode_payload(data[HEADER_BYTES:]))
+                    # A view, not a slice: the payload is decoded where it lies, never copied.
+                    values.append(decode_payload(memoryview(data)[HEADER_BYTES:]))
                     return values
             self._consume(memoryview(data).cast("B"), values)
         except FrameError as error:
@@ -459,14 +568,69 @@ def _check(value: Any, depth: int, path: str, walk: _Walk) -> None:
         raise _refuse(path, f"a {kind.__name__}")
 
 
-def encode_payload(value: Any) -> bytes:
-    """Encodes a value as compact UTF-8 JSON, refusing before producing anything.
+class _Doubt(Exception):
+    """Raised by the fast encoder's walk; the exact walk then judges the value."""
 
-    Accepts exactly dict (str keys), list, str, int, float, bool and None: tuples, subclasses
-    and other types are ``FRAME_UNENCODABLE``, as are non-finite floats, integers beyond
-    ±(2**53 - 1) and strings holding surrogates; over 128 levels is ``FRAME_TOO_DEEP``; a
-    payload over 1 MiB is ``FRAME_TOO_LARGE``.
+
+def _fast_size(value: Any, depth: int, size: int, _max: int = MAX_SAFE_INTEGER, _str: type = str) -> int:
+    """``size`` plus a lower bound of a container's payload bytes; _Doubt on anything unusual.
+
+    It only checks what json's C encoder would not refuse by itself: exact types (no tuple, no
+    subclass, str keys), integers beyond ±(2**53 - 1), depth (a cycle passes it too), and a size
+    that cannot fit. Non-finite floats make the encoder raise, lone surrogates the UTF-8 encode.
     """
+    if depth >= MAX_DEPTH or size > MAX_FRAME_BYTES:
+        raise _Doubt
+    if type(value) is dict:
+        for key in value:
+            if type(key) is not _str:
+                raise _Doubt
+            size += len(key) + 3
+        items: Any = value.values()
+    else:
+        items = value
+    for item in items:
+        kind = type(item)
+        if kind is _str:
+            size += len(item) + 3
+        elif kind is int:
+            if item > _max or item < -_max:
+                raise _Doubt
+            size += 2
+        elif kind is dict or kind is list:
+            size = _fast_size(item, depth + 1, size + 2)
+        elif kind is float or kind is bool or item is None:
+            size += 2
+        else:
+            raise _Doubt
+    return size
+
+
+# json.dumps(ensure_ascii=False, separators=(",", ":"), allow_nan=False, check_circular=False)
+# builds this encoder on every call; made once, it costs nothing per message.
+_C_ENCODE = (
+    c_make_encoder(None, None, encode_basestring, None, ":", ",", False, False, False)
+    if c_make_encoder is not None
+    else None
+)
+
+
+def _encode_fast(value: Any) -> bytes | None:
+    kind = type(value)
+    if kind is dict or kind is list:
+        if _fast_size(value, 0, 2) > MAX_FRAME_BYTES:
+            return None
+    elif kind is int:
+        if value > MAX_SAFE_INTEGER or value < -MAX_SAFE_INTEGER:
+            return None
+    elif not (kind is str or kind is float or kind is bool or value is None):
+        return None
+    # The encoder returns its text in chunks (a long one in several).
+    data = "".join(_C_ENCODE(value, 0)).encode("utf-8")
+    return data if len(data) <= MAX_FRAME_BYTES else None
+
+
+def _encode_exactly(value: Any) -> bytes:
     walk = _Walk()
     _check(value, 0, "", walk)
     if walk.size > MAX_FRAME_BYTES:  # refuse before serializing all of it
@@ -476,6 +640,29 @@ def encode_payload(value: Any) -> bytes:
     if len(data) > MAX_FRAME_BYTES:
         raise FrameError("FRAME_TOO_LARGE", f"payload of {len(data)} bytes exceeds {MAX_FRAME_BYTES} bytes")
     return data
+
+
+def encode_payload(value: Any) -> bytes:
+    """Encodes a value as compact UTF-8 JSON, refusing before producing anything.
+
+    Accepts exactly dict (str keys), list, str, int, float, bool and None: tuples, subclasses
+    and other types are ``FRAME_UNENCODABLE``, as are non-finite floats, integers beyond
+    ±(2**53 - 1) and strings holding surrogates; over 128 levels is ``FRAME_TOO_DEEP``; a
+    payload over 1 MiB is ``FRAME_TOO_LARGE``.
+    """
+    if _C_ENCODE is not None:
+        try:
+            data = _encode_fast(value)
+        except (_Doubt, ValueError, TypeError, UnicodeEncodeError, RecursionError):
+            data = None  # the exact walk decides, with the precise code and place
+        if data is not None:
+            return data
+    return _encode_exactly(value)
+
+
+def encode_payload_exactly(value: Any) -> bytes:
+    """encode_payload without the fast path (tests compare the two)."""
+    return _encode_exactly(value)
 
 
 def encode_frame(value: Any) -> bytes:

@@ -365,6 +365,33 @@ def test_live_output_and_displays_together_each_in_order_before_the_completion()
         assert received["result"]["displays_dropped"] == 0
 
 
+def test_output_written_before_a_display_is_sent_before_it():
+    """C16 with C20: the cell's pending live output goes out before each display (never paced behind it)."""
+    from klbr.envelope import OutputSequence
+
+    with FakeHost(live_output=True, extra_args=["--display"]) as host:
+        bench = Workbench(host)
+        live = OutputSequence(True)
+        # Partial lines (no newline) linger in the pacer: only the flush before each display sends them first.
+        code = "import sys\nfor i in range(4):\n    sys.stdout.write(f'o{i} ')\n    display(i)"
+        message = {"kind": "execute", "id": "op-order", "code": code}
+        live.sent(message)
+        bench.sequence.sent(message)
+        host.send(message)
+        order = []
+        while True:
+            received = host.recv(30)
+            live.received(received)
+            bench.sequence.received(received)
+            if received["kind"] == "output":
+                order.extend(f"out:{t}" for t in received["text"].split())
+            elif received["kind"] == "display":
+                order.append(f"display:{received['data']['text/plain']}")
+            elif received["kind"] == "completed":
+                break
+        assert order == [x for i in range(4) for x in (f"out:o{i}", f"display:{i}")]
+
+
 def test_without_display_the_worker_sends_none_and_display_prints(tmp_path):
     with FakeHost() as host:
         plain = Workbench(host, negotiated=False)

@@ -15,7 +15,8 @@ export type HostErrorCode =
   | "SANDBOX_DATA_IN_WORKSPACE"
   | "SANDBOX_UNAVAILABLE"
   | "DISPLAY_NOT_FOUND"
-  | "DISPLAY_DIGEST_AMBIGUOUS";
+  | "DISPLAY_DIGEST_AMBIGUOUS"
+  | "DISPLAY_WRITE_FAILED";
 
 /** A host or CLI failure with a stable code; the message names the offending value. */
 export class HostError extends Error {

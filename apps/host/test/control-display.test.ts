@@ -82,7 +82,7 @@ describe("displays on the control socket", () => {
     expect(report.origin).toBe("mcp");
     expect(host.db.select().from(executions).where(eq(executions.id, report.id)).get()!.origin).toBe("mcp");
     await expect(c.request({ op: "exec", code: "1", origin: "Not An Origin!" })).rejects.toMatchObject({ code: "CONTROL_PROTOCOL" });
-    await expect(c.request({ op: "exec", code: "1", origin: 7 })).rejects.toMatchObject({ code: "CONTROL_PROTOCOL" });
+    await expect(c.request({ op: "exec", code: "1", origin: 7 } as never)).rejects.toMatchObject({ code: "CONTROL_PROTOCOL" });
   }, 60_000);
 
   test("blob_get: an image's bytes and a bundle's JSON by digest or a 12-digit prefix; unknown, short or malformed: DISPLAY_NOT_FOUND", async () => {

@@ -99,6 +99,10 @@ beforeAll(async () => {
   );
   expect((await klbrRun([...common(), "say", "hi there, web"])).code).toBe(0);
   await until(() => logRows<{ n: number }>("SELECT count(*) AS n FROM model_requests WHERE status = 'ok'")[0]!.n === 2 && logRows("SELECT 1 FROM executions WHERE status = 'running'").length === 0);
+  // A second turn that folds (C12): a frontier, and a request that restarts from it.
+  server.push({ text: "Folding.", calls: [{ code: "f = await runtime.frontier_select()\nf['installs']" }] }, { text: "Folded." });
+  expect((await klbrRun([...common(), "say", "fold now"])).code).toBe(0);
+  await until(() => logRows<{ n: number }>("SELECT count(*) AS n FROM model_requests WHERE status = 'ok'")[0]!.n === 4 && logRows("SELECT 1 FROM executions WHERE status = 'running'").length === 0);
   browser = await launchChromium();
 }, 240_000);
 
@@ -138,7 +142,7 @@ describe("klbr web (C23) in chromium", { timeout: 240_000 }, () => {
     await row.waitFor();
     const cells = await row.locator("td").allInnerTexts();
     expect(cells[0]).toBe("root");
-    expect(cells[6]).toBe("2"); // requests
+    expect(cells[6]).toBe("4"); // requests: two turns of two
     expect(cells[8]).toMatch(/^\$\d/); // priced: routes.json has prices
     await page.close();
   });
@@ -149,7 +153,7 @@ describe("klbr web (C23) in chromium", { timeout: 240_000 }, () => {
     await page.locator('tr[data-session="root"] a').click();
     await page.waitForURL(/\/sessions\/root$/);
     const rows = logRows<{ id: string; usage: string }>("SELECT id, usage FROM model_requests ORDER BY started_at_ms, id");
-    expect(rows).toHaveLength(2);
+    expect(rows).toHaveLength(4);
     for (const r of rows) {
       const usage = JSON.parse(r.usage) as Record<string, number>;
       const summary = page.locator(`details[data-request="${r.id}"] > summary`);
@@ -172,7 +176,26 @@ describe("klbr web (C23) in chromium", { timeout: 240_000 }, () => {
     expect(await page.evaluate(() => (globalThis as { __pwned?: number }).__pwned)).toBeUndefined();
     expect(await page.evaluate(() => (globalThis as unknown as { document: { scripts: { length: number } } }).document.scripts.length)).toBe(2); // the data and app.js
     expect(await page.locator('[data-field="cpu_ms"] b').first().innerText()).toMatch(/^\d+$/);
-    expect(await page.locator("figure.usage-chart rect.bar.read").count()).toBe(2);
+    expect(await page.locator("figure.usage-chart rect.bar.read").count()).toBe(4);
+    await page.close();
+  });
+
+  test("folds and frontiers: the frontier the second turn selected, and the request that restarted from it", async () => {
+    const [frontier] = logRows<{ id: string; covers_through: number; block: string }>("SELECT id, covers_through, block FROM frontiers");
+    const page = await newPage();
+    await page.goto(`${origin()}/?token=${TOKEN}`);
+    await page.goto(`${origin()}/sessions/root`);
+    const shown = page.locator(`details[data-frontier="${frontier!.id}"]`);
+    expect(await shown.locator("summary").innerText()).toContain(`selected · covers through #${frontier!.covers_through}`);
+    expect(await shown.locator("summary").innerText()).toContain("installed");
+    const [after] = logRows<{ id: string }>(`SELECT id FROM model_requests WHERE frontier_id = '${frontier!.id}' ORDER BY started_at_ms LIMIT 1`);
+    const request = page.locator(`details[data-request="${after!.id}"]`);
+    await request.locator("summary").click();
+    await request.locator(".request-detail").waitFor();
+    expect(await request.locator(".meta").first().innerText()).toContain(`from frontier ${frontier!.id}`);
+    expect(await request.locator(".meta").first().innerText()).toContain("(fold)"); // the pin the fold wrote
+    // The frontier's block is the first user message the model read after the system header.
+    expect(await request.locator(".message").nth(1).innerText()).toContain("## open waits");
     await page.close();
   });
 
@@ -200,18 +223,18 @@ describe("klbr web (C23) in chromium", { timeout: 240_000 }, () => {
     await page.locator(".top .badge.ok").waitFor();
     const g = gate();
     const helpers = readFileSync(join(HOST_DIR, "test", "display-cells.py"), "utf8");
-    const run = start(["exec", `${helpers}\nimport os, time\nprint('showing', flush=True)\ndisplay(Picture(40, 30))\n${g.wait}'shown'`]);
+    const run = start(["exec", `${helpers}\nimport os, time\nprint('showing', flush=True)\ndisplay(Picture(160, 90, (40, 110, 200)))\n${g.wait}'shown'`]);
     const live = page.locator('section.cell[data-status="running"]', { hasText: "showing" }).locator("figure.display img");
     await live.waitFor();
     await until(async () => (await live.evaluate((img) => (img as unknown as { complete: boolean }).complete)) === true);
-    expect(await live.evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth)).toBe(40);
+    expect(await live.evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth)).toBe(160);
     expect(existsSync(g.path)).toBe(false);
     g.open();
     expect((await run.done).code).toBe(0);
     const stored = page.locator('section.cell[data-status="ok"]', { hasText: "showing" }).locator("figure.display img");
     await stored.waitFor();
     await until(async () => (await stored.evaluate((img) => (img as unknown as { complete: boolean }).complete)) === true);
-    expect(await stored.evaluate((img) => [(img as unknown as { naturalWidth: number }).naturalWidth, (img as unknown as { naturalHeight: number }).naturalHeight])).toEqual([40, 30]);
+    expect(await stored.evaluate((img) => [(img as unknown as { naturalWidth: number }).naturalWidth, (img as unknown as { naturalHeight: number }).naturalHeight])).toEqual([160, 90]);
     expect(await page.locator('section.cell[data-status="ok"]', { hasText: "showing" }).locator("figure.display").count()).toBe(1);
     await page.close();
   });
@@ -242,7 +265,7 @@ describe("klbr web (C23) in chromium", { timeout: 240_000 }, () => {
     expect((await fetch(`${url.origin}/api/sessions`)).status).toBe(401);
     const sessions = (await (await fetch(`${url.origin}/api/sessions`, { headers: { cookie: `klbr_web_${url.port}=${token}` } })).json()) as { daemon: boolean; sessions: Array<{ session_id: string; requests: number }> };
     expect(sessions.daemon).toBe(true);
-    expect(sessions.sessions.find((s) => s.session_id === "root")).toMatchObject({ requests: 2 });
+    expect(sessions.sessions.find((s) => s.session_id === "root")).toMatchObject({ requests: 4 });
     await stopDaemon(web.child, "SIGINT");
     expect(web.child.exitCode).toBe(0);
   });

@@ -1,7 +1,7 @@
 import { DriverError } from "./errors.js";
 import type { Message } from "./messages.js";
 import type { AssemblyInput, TranscriptRecord } from "./records.js";
-import { frameInput, renderCellResult, renderFrontier, renderRefusal, renderRevision, renderTurnEnd } from "./render.js";
+import { cellImages, frameInput, renderCellResult, renderFrontier, renderRefusal, renderRevision, renderTurnEnd } from "./render.js";
 
 /**
  * A request's messages as a pure function of the durable records: the pinned header, then the
@@ -29,7 +29,9 @@ export function renderRecord(record: TranscriptRecord, calls: Set<string>): Mess
     case "cell":
     case "refusal": {
       const text = record.kind === "cell" ? renderCellResult(record.result) : renderRefusal(record.reason, record.at_ms);
-      return record.call_id !== null && calls.has(record.call_id) ? { role: "tool", call_id: record.call_id, text } : { role: "user", text };
+      const images = record.kind === "cell" ? cellImages(record.result) : [];
+      const more = images.length > 0 ? { images } : {};
+      return record.call_id !== null && calls.has(record.call_id) ? { role: "tool", call_id: record.call_id, text, ...more } : { role: "user", text, ...more };
     }
     case "observation":
       return { role: "user", text: renderRevision(record.revision) };

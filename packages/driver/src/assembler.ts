@@ -1,12 +1,12 @@
 import { createHash, type Hash } from "node:crypto";
 import { renderRecord } from "./assemble.js";
 import { DriverError } from "./errors.js";
-import type { Message } from "./messages.js";
+import type { ImagePart, Message } from "./messages.js";
 import type { FrontierRef, TranscriptRecord } from "./records.js";
 import { sharedPrefixBytes } from "./prefix.js";
 import { renderFrontier } from "./render.js";
 import type { Route } from "./routes.js";
-import { anthropicMessages, buildRequestBody, chatMessages, responsesInput, type RequestBody } from "./wire.js";
+import { anthropicMessages, buildRequestBody, chatImageMessage, chatMessage, responsesInput, type RequestBody } from "./wire.js";
 
 /** One request body: the exact text to send, and the object a client serializes to that text. */
 export interface AssembledBody {
@@ -31,9 +31,14 @@ interface Given {
   parts: number;
 }
 
-/** A neutral message as the wire items of a route's API (one message may be several Responses items). */
+/**
+ * A neutral message as the wire items of a route's API (one message may be several Responses
+ * items). A chat tool result's images are not among them: they follow its reply's results
+ * (chatMessages; the assembler keeps them pending).
+ */
 export function wireItems(route: Route, message: Message): unknown[] {
-  return route.api === "chat" ? chatMessages([message]) : route.api === "responses" ? responsesInput([message]) : anthropicMessages([message]);
+  const opts = { images: route.images === true };
+  return route.api === "chat" ? [chatMessage(message, opts)] : route.api === "responses" ? responsesInput([message], opts) : anthropicMessages([message], opts);
 }
 
 /**
@@ -62,6 +67,8 @@ export class RequestAssembler {
   private readonly given: Given[] = [];
   private readonly calls = new Set<string>();
   private last = 0;
+  /** Chat: the images of the tool results since the last other message (chatMessages' rule, one message at a time). */
+  private pendingImages: ImagePart[] = [];
 
   constructor(
     readonly route: Route,
@@ -104,6 +111,9 @@ export class RequestAssembler {
    * body only until the next `append`: send it (the client serializes it) before appending more.
    */
   body(): AssembledBody {
+    // The request ends here: chat's pending images go now, as they would at the end of chatMessages.
+    // (The host asks for a body only once every cell of a reply ran: no result of it comes after.)
+    this.flushImages();
     // `before` stays empty until a second part arrives, so no last part means no comma either.
     const joint = this.before === "" ? "" : ",";
     const all = this.lastPart === null ? "" : `${this.before}${joint}${this.lastPart}`;
@@ -163,19 +173,28 @@ export class RequestAssembler {
   }
 
   private push(message: Message): void {
-    for (const item of wireItems(this.route, message)) {
-      this.objects.push(item);
-      if (this.lastPart !== null) {
-        const comma = this.before !== "";
-        const closed = comma ? `,${this.lastPart}` : this.lastPart;
-        this.before += closed;
-        // Stryker disable next-line StringLiteral: "" is Node's default encoding, utf8, for a string
-        this.hash.update(closed, "utf8");
-        this.closedBytes += this.lastBytes + (comma ? 1 : 0);
-      }
-      this.lastPart = JSON.stringify(item);
+    if (message.role !== "tool") this.flushImages();
+    for (const item of wireItems(this.route, message)) this.pushItem(item);
+    if (this.route.api === "chat" && this.route.images === true && message.role === "tool") this.pendingImages.push(...(message.images ?? []));
+  }
+
+  /** Chat: the pending tool results' images as their user message. */
+  private flushImages(): void {
+    if (this.pendingImages.length > 0) this.pushItem(chatImageMessage(this.pendingImages.splice(0)));
+  }
+
+  private pushItem(item: unknown): void {
+    this.objects.push(item);
+    if (this.lastPart !== null) {
+      const comma = this.before !== "";
+      const closed = comma ? `,${this.lastPart}` : this.lastPart;
+      this.before += closed;
       // Stryker disable next-line StringLiteral: "" is Node's default encoding, utf8, for a string
-      this.lastBytes = Buffer.byteLength(this.lastPart, "utf8");
+      this.hash.update(closed, "utf8");
+      this.closedBytes += this.lastBytes + (comma ? 1 : 0);
     }
+    this.lastPart = JSON.stringify(item);
+    // Stryker disable next-line StringLiteral: "" is Node's default encoding, utf8, for a string
+    this.lastBytes = Buffer.byteLength(this.lastPart, "utf8");
   }
 }

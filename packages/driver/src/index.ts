@@ -10,17 +10,17 @@ export type { CellsMode, Route, RouteApi, RoutePrices, RoutesFile } from "./rout
 
 // Records and assembly
 /** The transcript records a request is assembled from. */
-export type { AssemblyInput, CellResult, FrontierRef, ModelReply, ToolCall, TranscriptRecord } from "./records.js";
-/** The neutral message form. */
-export type { Message } from "./messages.js";
+export type { AssemblyInput, CellResult, FrontierRef, ModelReply, ResultDisplay, ResultImage, ToolCall, TranscriptRecord } from "./records.js";
+/** The neutral message form, and the images a result's message carries (C20). */
+export type { ImagePart, Message } from "./messages.js";
 /** Records to neutral messages, one record at a time or a whole request. */
 export { assembleMessages, renderRecord } from "./assemble.js";
 /** The frames of results, refusals, the frontier block and observations. */
-export { renderCellResult, renderFrontier, renderRefusal, renderRevision, renderTurnEnd } from "./render.js";
-/** Neutral messages to a route's request body (chat, responses, anthropic). */
+export { cellImages, renderCellResult, renderFrontier, renderRefusal, renderRevision, renderTurnEnd } from "./render.js";
+/** Neutral messages to a route's request body (chat, responses, anthropic), images as each API's image parts. */
 export { anthropicMessages, bodyMessages, buildRequestBody, chatMessages, DEFAULT_ANTHROPIC_MAX_TOKENS, PYTHON_TOOL, responsesInput } from "./wire.js";
-/** A request body. */
-export type { RequestBody } from "./wire.js";
+/** A request body, and how messages are written. */
+export type { RequestBody, WireOptions } from "./wire.js";
 /** Digests, serialization and shared-prefix measures. */
 export { bodyDigest, prefixView, serializeBody, serializeMessages, sharedPrefixBytes } from "./prefix.js";
 

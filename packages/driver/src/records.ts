@@ -1,5 +1,5 @@
 import type { HeaderRevision } from "@klbr/header";
-import type { InputEvent } from "@klbr/transcript";
+import type { ImageFacts, InputEvent } from "@klbr/transcript";
 
 /** One tool call of a reply, as the route sent it (arguments are the raw JSON text). */
 export interface ToolCall {
@@ -31,6 +31,28 @@ export interface CellResult {
    * was ended by the host (`idle_culled`, a resource limit): its names are gone (C17, C19).
    */
   namespace_lost?: string;
+  /** The cell's rich displays in order (C20); absent or empty when it showed none. */
+  displays?: ResultDisplay[];
+  /** Displays the cell could not show (past 32). */
+  displays_dropped?: number;
+}
+
+/** One stored display as the model reads it (C20). */
+export interface ResultDisplay {
+  /** text/markdown, else text/plain. */
+  text: string;
+  images: ResultImage[];
+  /** What did not fit its frame, by MIME type (bytes). */
+  omitted?: Record<string, number>;
+}
+
+/**
+ * One image of a display. `base64` is the stored bytes, present only when the host assembles for
+ * a route declared `"images": true` (and even then a route without it never sends them).
+ */
+export interface ResultImage extends ImageFacts {
+  mime: "image/png" | "image/jpeg";
+  base64?: string;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { renderObservation, type HeaderRevision } from "@klbr/header";
-import { FRAME_SEPARATOR, frameInput, frameResult, stampOrUnknown } from "@klbr/transcript";
+import { FRAME_SEPARATOR, frameImage, frameInput, frameOmitted, frameResult, stampOrUnknown } from "@klbr/transcript";
+import type { ImagePart } from "./messages.js";
 import type { CellResult, FrontierRef } from "./records.js";
 
 /**
@@ -17,10 +18,27 @@ export function renderCellResult(result: CellResult): string {
   for (const record of result.output) {
     parts.push(record.stream === "result" && !record.text.endsWith("\n") ? `${record.text}\n` : record.text);
   }
+  for (const display of result.displays ?? []) {
+    if (display.text !== "") parts.push(display.text.endsWith("\n") ? display.text : `${display.text}\n`);
+    for (const image of display.images) parts.push(`${frameImage(image)}\n`);
+    for (const [mime, bytes] of Object.entries(display.omitted ?? {})) parts.push(`${frameOmitted(mime, bytes)}\n`);
+  }
+  const dropped = result.displays_dropped ?? 0;
+  if (dropped > 0) parts.push(`[${dropped} more display${dropped === 1 ? " was" : "s were"} not shown: a cell shows at most 32]\n`);
   if (result.error) parts.push(result.error.endsWith("\n") ? result.error : `${result.error}\n`);
   if (result.truncated_bytes > 0) parts.push(`[${result.truncated_bytes} bytes of output were cut]\n`);
   if (result.status !== "ok") parts.push(`[status: ${result.status}${result.ended_by ? ` (${result.ended_by})` : ""}]\n`);
   return parts.join("");
+}
+
+/**
+ * The images of a cell's displays in order, as their stored bytes (C20): only those the host
+ * loaded, which it does for a route declared `"images": true` alone.
+ */
+export function cellImages(result: CellResult): ImagePart[] {
+  const images: ImagePart[] = [];
+  for (const display of result.displays ?? []) for (const image of display.images) if (image.base64 !== undefined) images.push({ mime: image.mime, base64: image.base64 });
+  return images;
 }
 
 /** A call the host did not run, and why: `[stamp]` then `not run: <reason>`. */

@@ -20,6 +20,8 @@ export interface Route {
   options: Record<string, unknown>;
   /** What the route charges, USD per million tokens (C23): only the counts it names are priced; absent, no cost is shown. */
   prices?: RoutePrices;
+  /** C20: the model reads images; each displayed image goes as an image part of its result. Absent or false: never any image bytes. */
+  images?: boolean;
 }
 
 /** A route's prices (C23 `"prices"`), USD per million tokens of each kind of count. */
@@ -43,7 +45,7 @@ const APIS: readonly RouteApi[] = ["chat", "responses", "anthropic"];
 const CELLS: readonly CellsMode[] = ["tool", "fence"];
 const IDENTIFIER = /^[A-Za-z0-9_.-]{1,128}$/;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
-const ROUTE_KEYS = ["name", "api", "base_url", "model", "api_key_env", "context_tokens", "cells", "accepts", "options", "prices"];
+const ROUTE_KEYS = ["name", "api", "base_url", "model", "api_key_env", "context_tokens", "cells", "accepts", "options", "prices", "images"];
 /** Request fields the driver writes itself: an option naming one would silently fight the assembly. */
 export const RESERVED_OPTIONS = ["model", "messages", "input", "system", "tools", "tool_choice", "stream", "stream_options"] as const;
 
@@ -81,6 +83,7 @@ export function parseRoute(value: unknown, at = "route"): Route {
   if (!isObject(options)) fail(`${at}.options must be an object, got ${describeValue(options)}`);
   for (const key of RESERVED_OPTIONS) if (Object.hasOwn(options, key)) fail(`${at}.options may not set ${JSON.stringify(key)}: the driver writes it`);
   const prices = value.prices === undefined ? undefined : parsePrices(value.prices, `${at}.prices`);
+  if (value.images !== undefined && typeof value.images !== "boolean") fail(`${at}.images must be a boolean, got ${describeValue(value.images)}`);
   return {
     name,
     api: api as RouteApi,
@@ -92,6 +95,7 @@ export function parseRoute(value: unknown, at = "route"): Route {
     accepts: { prompt_cache_retention: accepts.prompt_cache_retention === true, prompt_cache_options: accepts.prompt_cache_options === true },
     options: { ...options },
     ...(prices ? { prices } : {}),
+    ...(value.images === true ? { images: true } : {}),
   };
 }
 

@@ -3,40 +3,7 @@
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { encodeFrame, FrameDecoder } from "../src/index";
-
-const envelope = (message: unknown) => ({ version: 1, session_id: "root", generation: "g-1", message });
-
-function envelope150(i: number): unknown {
-  return envelope({ kind: "host_request", id: `r-${i % 10}`, execution_id: "op-1", request: { method: "local.send", text: "ok" } });
-}
-
-function cellOutput16k(i: number): unknown {
-  const line = (n: number) => `step ${n}: ok ✓ elapsed=${(n * 0.37).toFixed(2)}ms path=/work/src/module_${n}.py\n`;
-  let text = "";
-  for (let n = 0; text.length < 16_000; n++) text += line(n);
-  return envelope({
-    kind: "completed",
-    id: `op-${i}`,
-    result: { kind: "cell", status: "ok", output: [{ stream: "stdout", text }, { stream: "result", text: "42" }], truncated_bytes: 0, error: null },
-  });
-}
-
-function runReply1m(i: number): unknown {
-  let stdout = "";
-  for (let n = 0; stdout.length < 700_000; n++) stdout += `   Compiling crate_${n} v0.${n % 10}.${n % 7} (/work/crates/crate_${n}) — "ok"\n`;
-  return envelope({
-    kind: "host_reply",
-    id: `req-${i}`,
-    execution_id: "op-1",
-    reply: { kind: "ok", value: { exit_code: 0, stdout, stderr: "warning: unused import\n".repeat(12_000).slice(0, 250_000), truncated_bytes: 0 } },
-  });
-}
-
-function records1m(i: number): unknown {
-  const rows = [];
-  for (let n = 0; n < 9_000; n++) rows.push({ id: n + i, name: `row-${n}`, score: n * 0.25, ok: n % 3 === 0, tags: ["a", "b"] });
-  return envelope({ kind: "host_reply", id: `req-${i}`, execution_id: "op-1", reply: { kind: "ok", value: { rows } } });
-}
+import { SHAPES } from "./payloads";
 
 const baselineText = new TextDecoder();
 function baselineDecode(stream: Uint8Array): unknown[] {
@@ -124,15 +91,11 @@ interface Row {
 }
 
 const rows: Row[] = [];
-function row(name: string, make: (i: number) => unknown, frames: number, target?: number) {
-  const values = Array.from({ length: frames }, (_, i) => make(i));
+for (const shape of SHAPES) {
+  const values = Array.from({ length: shape.frames }, (_, i) => shape.make(i));
   const bytes = values.reduce<number>((n, v) => n + encodeFrame(v).length, 0);
-  rows.push({ name, frames, bytes, target, values });
+  rows.push({ name: shape.name, frames: shape.frames, bytes, target: shape.target, values });
 }
-row("150-byte envelopes", envelope150, 2000, 0.7);
-row("16 KiB cell outputs", cellOutput16k, 60, 0.7);
-row("~1 MiB workspace.run reply", runReply1m, 2, 0.8);
-row("~1 MiB of small records (no target)", records1m, 2);
 
 const mb = (bytesPerCall: number, callsPerSecond: number) => ((bytesPerCall * callsPerSecond) / 1e6).toFixed(0).padStart(6);
 const fps = (frames: number, callsPerSecond: number) => Math.round(frames * callsPerSecond).toLocaleString("en-US").padStart(10);

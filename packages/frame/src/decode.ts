@@ -3,6 +3,7 @@ import { MAX_DEPTH } from "./constants";
 import { countParsedKeys, findDuplicateKey } from "./duplicates";
 import { FrameError } from "./errors";
 import { inspectParsed, keysAccountedFor } from "./inspect";
+import { keyBound } from "./keys";
 import { checkFrameLength } from "./length";
 import { scanText } from "./scan";
 import { decodeUtf8 } from "./utf8";
@@ -34,7 +35,10 @@ export function decodePayload(bytes: Uint8Array): unknown {
   // Stryker disable next-line StringLiteral: an empty needle makes every text "hold a \u", which only skips a speed-up
   const escapes = source.includes("\\u");
   const seen = inspectParsed(value, escapes);
-  if (seen.clean && keysAccountedFor(source, value, seen.keys, escapes)) return value;
+  // The parsed keys are as many as the keys of the text (so none was a duplicate) when they
+  // reach an upper bound of those (one walk over colons or quotes); the exact count decides
+  // otherwise (colons in the text, less those in the parsed strings).
+  if (seen.clean && (keyBound(text) === seen.keys || keysAccountedFor(source, value, seen.keys, escapes))) return value;
   checkStrictly(text, value);
   return value;
 }

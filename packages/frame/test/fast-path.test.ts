@@ -36,6 +36,17 @@ describe("fast path vs exhaustive check", () => {
     }
   });
 
+  it("agree on long texts full of colons or escaped quotes in strings (either walk of keyBound)", () => {
+    const next = rng(11);
+    const fillers = ['"' + "step 1: ok ✓\\n".repeat(400) + '"', '"' + 'say \\"hi\\" '.repeat(400) + '"', '"' + "a\\\":b ".repeat(200) + '"'];
+    for (let i = 0; i < runs(600); i++) {
+      const filler = fillers[Math.floor(next() * fillers.length)]!;
+      const text = next() < 0.5 ? `[${filler},${spliceText(next)}]` : `{"f":${filler},"g":${spliceText(next)}${next() < 0.3 ? ',"f":1' : ""}}`;
+      const payload = utf8(text);
+      expect(outcome(decodePayload, payload), text.slice(-80)).toBe(outcome(decodePayloadExhaustively, payload));
+    }
+  });
+
   it("catches a duplicate hidden by colons in strings", () => {
     const payload = frameOf('{"a":"x:y","a":"x:y"}').subarray(4);
     expect(outcome(decodePayload, payload)).toBe("FRAME_DUPLICATE_KEY");

@@ -21,6 +21,8 @@ export interface ExitInfo {
 export interface WorkerExit extends ExitInfo {
   /** Stable reason code: `shutdown`, `worker_exited`, `frame_error:<CODE>`, `protocol_violation`, a hardStop reason, ... */
   reason: string;
+  /** What the host observed of that reason (a limit's detail names the limit and its value). */
+  detail?: string;
   tails: OutputTails;
 }
 

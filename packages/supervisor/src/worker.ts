@@ -282,7 +282,8 @@ export class WorkerProcess implements Worker {
       return;
     }
     // Measured and watched from here: the worker process is known (under a sandbox, the one inside).
-    this.#limits.running(() => this.#ns?.worker.pid ?? this.#inner?.pid, this.#opts.transport !== undefined, (verdict) => {
+    const guard = this.#guardPid;
+    this.#limits.running(() => this.#ns?.worker.pid ?? this.#inner?.pid, () => (this.#exit === undefined ? guard : undefined), this.#opts.transport !== undefined, (verdict) => {
       const stop = limitStop(verdict);
       void this.#stopTree(stop.reason, stop.detail, stop.kind);
     });
@@ -431,7 +432,7 @@ export class WorkerProcess implements Worker {
   /** Mark the worker dead and settle every pending operation from the host's own observation. */
   #settleAll(): WorkerExit {
     const stop = this.#stop!;
-    const exit: WorkerExit = { code: this.#exit?.code ?? null, signal: this.#exit?.signal ?? null, reason: stop.reason, tails: this.#tails() };
+    const exit: WorkerExit = { code: this.#exit?.code ?? null, signal: this.#exit?.signal ?? null, reason: stop.reason, detail: stop.detail, tails: this.#tails() };
     this.#phase = "dead";
     this.#handshake.fail(
       new SupervisorError("WORKER_EXITED_EARLY", `worker pid ${this.#guardPid} exited (code ${exit.code}, signal ${exit.signal}) before a valid hello`, {

@@ -50,6 +50,18 @@ describe.skipIf(!available)("a worker under bwrap --unshare-pid", () => {
     }
   });
 
+  it("measures the tree through the sandbox's launchers: the worker alone keeps its peak, a child's cell has none (issue 38, item 3)", async () => {
+    const worker = await startPython({ sandbox: bwrap });
+    try {
+      const alone = await worker.execute("x = bytearray(48 << 20)\nfor i in range(0, len(x), 4096): x[i] = 1\ndel x");
+      expect(alone.usage!.peakRssBytes).toBeGreaterThan(48 * 1024 * 1024);
+      const child = await worker.execute("import subprocess, sys\nsubprocess.run([sys.executable, '-c', 'b = bytearray(8 << 20)'], check=True)");
+      expect(child.usage).toMatchObject({ cpuMs: expect.any(Number), peakRssBytes: null });
+    } finally {
+      await worker.shutdown();
+    }
+  });
+
   it("the SIGINT rung reaches the worker inside, not the sandbox process: the cell ends interrupted and the namespace lives on", async () => {
     const worker = await startPython({ sandbox: bwrap, interruptGraceMs: 300, sigintGraceMs: 20_000 });
     const marker = join(shared, "in-sleep");

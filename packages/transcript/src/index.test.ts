@@ -6,6 +6,11 @@ describe("public API", () => {
     expect(Object.keys(api).sort()).toEqual(
       [
         "FRAME_SEPARATOR",
+        "IMAGE_DIGEST_DIGITS",
+        "formatBytes",
+        "frameImage",
+        "frameOmitted",
+        "shortDigest",
         "MAX_STAMP_MS",
         "TIME_UNKNOWN",
         "TranscriptError",

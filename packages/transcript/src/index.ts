@@ -6,6 +6,12 @@ export { frameInput, frameInputLine, frameResult, FRAME_SEPARATOR } from "./fram
 /** The label of an input frame: the source, `peer request <id> from <session>` or `peer result <id> from <session>`. */
 export { inputLabel } from "./label.js";
 
+// Images (C20)
+/** The image line of a displayed image (`[image/png 640x480 · 23 KiB · sha256:<first 12>]`), what a display left out, byte sizes, short digests. */
+export { frameImage, frameOmitted, formatBytes, shortDigest, IMAGE_DIGEST_DIGITS } from "./image.js";
+/** What an image line is derived from. */
+export type { ImageFacts } from "./image.js";
+
 // Instants and durations
 /** Stamps (`YYYY-MM-DDTHH:MM:SSZ`) and the "no usable time" rule. */
 export { formatStamp, isUsableTime, stampOrUnknown, MAX_STAMP_MS, TIME_UNKNOWN } from "./stamp.js";

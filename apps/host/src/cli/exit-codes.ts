@@ -8,7 +8,7 @@ export const EXIT = {
   CELL_ERROR: 1,
   /** EX_USAGE: a bad command line (commander's own errors included). */
   USAGE: 64,
-  /** EX_DATAERR: an input file or draft was refused (nothing was written). */
+  /** EX_DATAERR: an input file or draft was refused, or a name given (a target, a display digest) names nothing (nothing was written). */
   DATA: 65,
   /** EX_UNAVAILABLE: this machine cannot run it (the Python interpreter, the data directory or database). */
   UNAVAILABLE: 69,
@@ -26,7 +26,7 @@ Exit status:
   0    ok (a cell that yielded included)
   1    the cell raised
   64   usage error (EX_USAGE)
-  65   an input file or draft was refused (EX_DATAERR)
+  65   an input was refused: a file, a draft, a target or display digest that names nothing (EX_DATAERR)
   69   cannot run here: Python interpreter, data directory or database unusable (EX_UNAVAILABLE)
   70   the worker failed under the cell, or klbr failed (EX_SOFTWARE)
   75   nothing ran: no daemon, the data directory busy, the cell refused before running (EX_TEMPFAIL)

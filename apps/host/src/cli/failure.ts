@@ -71,6 +71,12 @@ function hintFor(code: string, e: Coded, ctx: FailureContext): { hint: string | 
     case "DRIVER_ROUTE_FAILED":
     case "DRIVER_MALFORMED_REPLY":
       return { hint: "check the route's base_url and model, and that the server answers (`klbr route test NAME`)", exit: EXIT.UNAVAILABLE };
+    case "DISPLAY_NOT_FOUND":
+      return { hint: "`klbr log` lists each cell's displays with their digests (`klbr log --json` in full)", exit: EXIT.DATA };
+    case "DISPLAY_DIGEST_AMBIGUOUS":
+      return { hint: "give more of the digest (`klbr log --json` has it in full)", exit: EXIT.DATA };
+    case "DISPLAY_WRITE_FAILED":
+      return { hint: "check that the directory of -o FILE exists and is writable", exit: EXIT.UNAVAILABLE };
     default:
       break;
   }

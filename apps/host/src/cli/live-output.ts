@@ -2,10 +2,20 @@
 // The completion record stays the authority (C7): once a cell streamed, its end prints only what
 // was not already shown (the result, the error, the status), so nothing is printed twice.
 import type { ExecutionReport } from "../runtime/host";
-import type { LiveOutputEvent } from "../runtime/live-output";
+import type { LiveDisplayEvent, LiveOutputEvent } from "../runtime/live-output";
 import { writeExecution } from "./render";
+import { writeDisplay } from "./render-displays";
 
-export type { LiveOutputEvent };
+export type { LiveDisplayEvent, LiveOutputEvent };
+
+/** What a cell's watcher is pushed: its output, and its displays (C20) once stored. */
+export type LiveEvent = LiveOutputEvent | LiveDisplayEvent;
+
+/** Whether a pushed event is a stored display (C20). */
+export function isLiveDisplayEvent(event: unknown): event is LiveDisplayEvent {
+  const e = event as Partial<LiveDisplayEvent> | null;
+  return typeof e === "object" && e !== null && e.type === "display" && typeof e.execution_id === "string" && typeof e.display === "object" && e.display !== null;
+}
 
 /** Whether a pushed event is live output. */
 export function isLiveOutputEvent(event: unknown): event is LiveOutputEvent {
@@ -34,14 +44,21 @@ export function droppedNote(bytes: number): string {
 export class LiveExecutionWriter {
   private streamed = false;
   private dropped = 0;
+  /** The seqs of the displays printed as they came (the end prints the others). */
+  private readonly shown = new Set<number>();
 
   constructor(
     private readonly out: NodeJS.WritableStream,
     private readonly err: NodeJS.WritableStream,
   ) {}
 
-  /** Write one live output message (events of other executions are the caller's to filter). */
-  write(event: LiveOutputEvent): void {
+  /** Write one live output message or display (events of other executions are the caller's to filter). */
+  write(event: LiveEvent): void {
+    if (event.type === "display") {
+      this.shown.add(event.display.seq);
+      writeDisplay(event.display, this.out);
+      return;
+    }
     this.streamed = true;
     (event.stream === "stderr" ? this.err : this.out).write(event.text);
     if (event.dropped_bytes > 0) {
@@ -57,8 +74,8 @@ export class LiveExecutionWriter {
 
   /** Write the end of the record: all of it when nothing streamed, else what streaming did not show. */
   finish(report: ExecutionReport): void {
-    if (!this.streamed) return writeExecution(report, this.out, this.err);
-    writeExecution({ ...report, output: report.output.filter((record) => record.stream === "result") }, this.out, this.err);
+    if (!this.streamed) return writeExecution(report, this.out, this.err, this.shown);
+    writeExecution({ ...report, output: report.output.filter((record) => record.stream === "result") }, this.out, this.err, this.shown);
   }
 }
 

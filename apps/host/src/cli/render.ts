@@ -1,14 +1,21 @@
 import type { ExecutionReport } from "../runtime/host";
+import { droppedDisplaysNote, writeDisplay } from "./render-displays";
 
 /** Exit statuses by cell status: 0 ok/yielded, 1 error, 130 interrupted (like SIGINT), 70 failed (EX_SOFTWARE). */
 export const EXIT_BY_STATUS: Record<string, number> = { ok: 0, yielded: 0, error: 1, interrupted: 130, failed: 70, running: 70 };
 
-/** Write a cell's outputs the way a terminal user expects: stdout and results on stdout, stderr and errors on stderr. */
-export function writeExecution(report: ExecutionReport, out: NodeJS.WritableStream, err: NodeJS.WritableStream): void {
+/**
+ * Write a cell's outputs the way a terminal user expects: stdout and results on stdout, stderr and
+ * errors on stderr; its displays (C20) after its output, except those with a seq in `shown`
+ * (printed live already).
+ */
+export function writeExecution(report: ExecutionReport, out: NodeJS.WritableStream, err: NodeJS.WritableStream, shown: ReadonlySet<number> = new Set()): void {
   for (const record of report.output) {
     const text = record.stream === "result" && !record.text.endsWith("\n") ? `${record.text}\n` : record.text;
     (record.stream === "stderr" ? err : out).write(text);
   }
+  for (const display of report.displays ?? []) if (!shown.has(display.seq)) writeDisplay(display, out);
+  if ((report.displays_dropped ?? 0) > 0) err.write(droppedDisplaysNote(report.displays_dropped));
   if (report.truncated_bytes > 0) err.write(`klbr: ${report.truncated_bytes} bytes of output were cut (limit 65,536 bytes / 256 records)\n`);
   if (report.error) err.write(report.error.endsWith("\n") ? report.error : `${report.error}\n`);
   if (report.status === "yielded") err.write("klbr: the cell yielded (a durable wait was accepted)\n");

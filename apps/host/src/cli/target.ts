@@ -6,7 +6,7 @@ import { dataLayout, defaultDataDir } from "../paths";
 import type { ExecutionReport } from "../runtime/host";
 import { newId } from "../runtime/ids";
 import type { CommonOptions } from "./command";
-import { isLiveOutputEvent, type LiveOutputEvent } from "./live-output";
+import { isLiveDisplayEvent, isLiveOutputEvent, type LiveEvent, type LiveOutputEvent } from "./live-output";
 import { checkKlbrPython } from "./python-check";
 
 /** @klbr/envelope's MAX_CELL_SOURCE_BYTES, kept here so talking to a daemon does not load valibot (a CLI test pins both edges). */
@@ -22,9 +22,9 @@ export interface Target {
   readonly embedded: boolean;
   /**
    * Run one cell in a session's workbench (default: the root session). With `onOutput`, its live
-   * output (C16) is handed over as it arrives, all of it before the report resolves.
+   * output (C16) and its displays (C20) are handed over as they arrive, all before the report resolves.
    */
-  execute(code: string, session?: string, onOutput?: (event: LiveOutputEvent) => void): Promise<ExecutionReport>;
+  execute(code: string, session?: string, onOutput?: (event: LiveEvent) => void): Promise<ExecutionReport>;
   /** Live output of one session's cells (or every cell's) until the target closes; false when the host streams none. */
   watchOutput(filter: { session?: string }, onOutput: (event: LiveOutputEvent) => void): Promise<boolean>;
   say(text: string, session?: string): Promise<{ event_id: number; attention: unknown }>;
@@ -104,7 +104,7 @@ export async function openTarget(opts: CommonOptions, onEmbedded?: () => void, e
         if (bytes !== null) return client.request({ op: "refuse_cell", bytes, ...(session ? { session } : {}) }) as Promise<never>;
         return own.run(async (id) => {
           // The daemon pushes the cell's output on this connection before its reply.
-          const stop = onOutput ? client.listen((event) => isLiveOutputEvent(event) && event.execution_id === id && onOutput(event)) : undefined;
+          const stop = onOutput ? client.listen((event) => (isLiveOutputEvent(event) || isLiveDisplayEvent(event)) && event.execution_id === id && onOutput(event)) : undefined;
           try {
             return (await client.request({ op: "exec", code, execution_id: id, ...(onOutput ? { live: true } : {}), ...(session ? { session } : {}) })) as ExecutionReport;
           } finally {
@@ -130,7 +130,7 @@ export async function openTarget(opts: CommonOptions, onEmbedded?: () => void, e
     embedded: true,
     execute: (code, session, onOutput) =>
       own.run(async (id) => {
-        const stop = onOutput ? host.liveOutput?.watch({ executionId: id }, onOutput) : undefined;
+        const stop = onOutput ? host.liveOutput?.watch({ executionId: id }, onOutput, onOutput) : undefined;
         try {
           return await host.execute(code, session, { executionId: id });
         } finally {

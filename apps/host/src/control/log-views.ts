@@ -4,6 +4,7 @@
 // 10,000 records costs about what one of 100 does.
 import type Database from "better-sqlite3";
 import { costOf, type UsageCounts, type UsageCost, type UsagePrices } from "@klbr/usage";
+import { UsageLedger, type RouteSums } from "./usage-ledger";
 
 /** The prices of each route by name (routes.json, C23); a route with none has no cost. */
 export type PriceBook = ReadonlyMap<string, UsagePrices>;
@@ -117,37 +118,8 @@ export interface Page<T> {
   page_size: number;
 }
 
-const USAGE_COLUMNS = `usage ->> '$.prompt_tokens' AS p, usage ->> '$.completion_tokens' AS c, usage ->> '$.cached_prompt_tokens' AS cr,
-  usage ->> '$.cache_write_tokens' AS cw, usage ->> '$.uncached_prompt_tokens' AS u`;
-
-/** Per route: counts summed in SQLite, and the billed tokens of the requests a cost can be computed for. */
-const TOTALS_BY_ROUTE = `SELECT route, count(*) AS n, sum(usage IS NULL) AS no_usage,
-  coalesce(sum(coalesce(p, u + coalesce(cr, 0) + coalesce(cw, 0))), 0) AS prompt, coalesce(sum(c), 0) AS completion,
-  coalesce(sum(cr), 0) AS cached, coalesce(sum(cw), 0) AS written,
-  sum(c IS NOT NULL AND (u IS NOT NULL OR p IS NOT NULL)) AS billable,
-  sum(CASE WHEN c IS NOT NULL AND (u IS NOT NULL OR p IS NOT NULL) THEN coalesce(u, max(0, p - coalesce(cr, 0) - coalesce(cw, 0))) END) AS b_input,
-  sum(CASE WHEN c IS NOT NULL AND (u IS NOT NULL OR p IS NOT NULL) THEN coalesce(cr, 0) END) AS b_read,
-  sum(CASE WHEN c IS NOT NULL AND (u IS NOT NULL OR p IS NOT NULL) THEN coalesce(cw, 0) END) AS b_write,
-  sum(CASE WHEN c IS NOT NULL AND (u IS NOT NULL OR p IS NOT NULL) THEN c END) AS b_output`;
-
-type RouteTotalsRow = {
-  session_id?: string;
-  route: string;
-  n: number;
-  no_usage: number;
-  prompt: number;
-  completion: number;
-  cached: number;
-  written: number;
-  billable: number;
-  b_input: number | null;
-  b_read: number | null;
-  b_write: number | null;
-  b_output: number | null;
-};
-
 /** Totals of one session's (or a group's) rows by route; cost is linear, so pricing the sums prices each request. */
-function totalsOf(rows: RouteTotalsRow[], prices: PriceBook): UsageTotals {
+function totalsOf(rows: RouteSums[], prices: PriceBook): UsageTotals {
   const totals: UsageTotals = { requests: 0, prompt_tokens: 0, completion_tokens: 0, cached_prompt_tokens: 0, cache_write_tokens: 0, requests_without_usage: 0, cost_usd: null, cost_by_route: [] };
   for (const r of rows) {
     totals.requests += r.n;
@@ -156,7 +128,7 @@ function totalsOf(rows: RouteTotalsRow[], prices: PriceBook): UsageTotals {
     totals.cached_prompt_tokens += r.cached;
     totals.cache_write_tokens += r.written;
     totals.requests_without_usage += r.no_usage;
-    const cost = r.billable > 0 ? costOf({ uncached_prompt_tokens: r.b_input ?? 0, cached_prompt_tokens: r.b_read ?? 0, cache_write_tokens: r.b_write ?? 0, completion_tokens: r.b_output ?? 0 }, prices.get(r.route)) : null;
+    const cost = r.billable > 0 ? costOf({ uncached_prompt_tokens: r.b_input, cached_prompt_tokens: r.b_read, cache_write_tokens: r.b_write, completion_tokens: r.b_output }, prices.get(r.route)) : null;
     totals.cost_by_route.push({ route: r.route, requests: r.n, cost });
     if (cost) totals.cost_usd = (totals.cost_usd ?? 0) + cost.usd;
   }
@@ -167,41 +139,40 @@ const statements = new WeakMap<Database.Database, ReturnType<typeof prepare>>();
 
 function prepare(sqlite: Database.Database) {
   return {
-    sessionIds: sqlite.prepare(
-      `SELECT session_id FROM executions UNION SELECT session_id FROM transcript_records UNION SELECT session_id FROM events
-       UNION SELECT session_id FROM model_requests UNION SELECT session_id FROM leases`,
+    ledger: new UsageLedger(sqlite),
+    // The distinct session ids of each table by skip-scan: one index seek per session, never a
+    // read of every entry (a session of 10,000 cells has 10,000 of them).
+    sessionIds: ["executions", "transcript_records", "events", "model_requests", "leases"].map((table) =>
+      sqlite.prepare(
+        `WITH RECURSIVE ids(id) AS (SELECT min(session_id) FROM ${table} UNION ALL SELECT (SELECT min(session_id) FROM ${table} WHERE session_id > ids.id) FROM ids WHERE ids.id IS NOT NULL)
+         SELECT id FROM ids WHERE id IS NOT NULL`,
+      ),
     ),
-    totalsAll: sqlite.prepare(`SELECT session_id, ${TOTALS_BY_ROUTE.slice("SELECT ".length)} FROM (SELECT session_id, route, usage, ${USAGE_COLUMNS} FROM model_requests) GROUP BY session_id, route`),
-    totalsOne: sqlite.prepare(`${TOTALS_BY_ROUTE} FROM (SELECT route, usage, ${USAGE_COLUMNS} FROM model_requests WHERE session_id = ?) GROUP BY route`),
-    cellsAll: sqlite.prepare(
-      "SELECT session_id, count(*) AS n, sum(status = 'running') AS running, max(coalesce(ended_at_ms, started_at_ms)) AS at FROM executions GROUP BY session_id",
-    ),
-    lastGeneration: sqlite.prepare(
-      `SELECT session_id, generation FROM (SELECT session_id, generation, started_at_ms AS at FROM executions UNION ALL SELECT session_id, generation, at_ms AS at FROM kernel_resets)
-       GROUP BY session_id HAVING at = max(at)`,
-    ),
-    generationOne: sqlite.prepare(
-      "SELECT generation FROM (SELECT generation, started_at_ms AS at FROM executions WHERE session_id = ? UNION ALL SELECT generation, at_ms AS at FROM kernel_resets WHERE session_id = ?) ORDER BY at DESC LIMIT 1",
-    ),
-    activityAll: sqlite.prepare(
-      `SELECT session_id, max(at) AS at FROM (SELECT session_id, max(coalesce(ended_at_ms, started_at_ms)) AS at FROM model_requests GROUP BY session_id
-       UNION ALL SELECT session_id, max(received_at_ms) FROM events GROUP BY session_id UNION ALL SELECT session_id, max(at_ms) FROM transcript_records GROUP BY session_id) GROUP BY session_id`,
-    ),
+    running: sqlite.prepare("SELECT session_id, count(*) AS n FROM executions WHERE status = 'running' GROUP BY session_id"),
     holders: sqlite.prepare("SELECT session_id, host_id FROM leases WHERE host_id IS NOT NULL"),
     holderOne: sqlite.prepare("SELECT host_id FROM leases WHERE session_id = ? AND host_id IS NOT NULL"),
-    cellsOne: sqlite.prepare("SELECT count(*) AS n, sum(status = 'running') AS running, max(coalesce(ended_at_ms, started_at_ms)) AS at FROM executions WHERE session_id = ?"),
-    activityOne: sqlite.prepare(
-      `SELECT max(at) AS at FROM (SELECT max(coalesce(ended_at_ms, started_at_ms)) AS at FROM model_requests WHERE session_id = ?
-       UNION ALL SELECT max(received_at_ms) FROM events WHERE session_id = ? UNION ALL SELECT max(at_ms) FROM transcript_records WHERE session_id = ?)`,
-    ),
+    // The newest row of each kind, found from the end of an index rather than by reading them all.
+    lastCell: sqlite.prepare("SELECT generation, coalesce(ended_at_ms, started_at_ms) AS at FROM executions WHERE session_id = ? ORDER BY started_at_ms DESC, rowid DESC LIMIT 1"),
+    lastReset: sqlite.prepare("SELECT generation, at_ms AS at FROM kernel_resets WHERE session_id = ? ORDER BY id DESC LIMIT 1"),
+    lastRequest: sqlite.prepare("SELECT coalesce(ended_at_ms, started_at_ms) AS at FROM model_requests WHERE session_id = ? ORDER BY started_at_ms DESC, rowid DESC LIMIT 1"),
+    lastEvent: sqlite.prepare("SELECT received_at_ms AS at FROM events WHERE id = (SELECT max(id) FROM events WHERE session_id = ?)"),
+    lastRecord: sqlite.prepare("SELECT at_ms AS at FROM transcript_records WHERE session_id = ? ORDER BY seq DESC LIMIT 1"),
     requestCount: sqlite.prepare("SELECT count(*) AS n FROM model_requests WHERE session_id = ?"),
-    requestPage: sqlite.prepare("SELECT * FROM model_requests WHERE session_id = ? ORDER BY started_at_ms, id LIMIT ? OFFSET ?"),
+    // Ordered as the index is (session_id, started_at_ms, then rowid): a page is read, not sorted.
+    requestPage: sqlite.prepare(
+      "SELECT * FROM model_requests WHERE rowid IN (SELECT rowid FROM model_requests WHERE session_id = ? ORDER BY started_at_ms, rowid LIMIT ? OFFSET ?) ORDER BY started_at_ms, rowid",
+    ),
     cellRefs: sqlite.prepare(
       `SELECT ref, request_id FROM transcript_records WHERE session_id = ? AND kind = 'cell' AND seq > ?
-       AND request_id IN (SELECT id FROM model_requests WHERE session_id = ? ORDER BY started_at_ms, id LIMIT ? OFFSET ?) ORDER BY seq`,
+       AND request_id IN (SELECT value FROM json_each(?)) ORDER BY seq`,
     ),
     cellCount: sqlite.prepare("SELECT count(*) AS n FROM executions WHERE session_id = ?"),
-    cellPage: sqlite.prepare("SELECT * FROM executions WHERE session_id = ? ORDER BY started_at_ms, rowid LIMIT ? OFFSET ?"),
+    // By the status index (+session_id keeps the planner off the session's 10,000 rows): few cells run.
+    runningOne: sqlite.prepare("SELECT count(*) AS n FROM executions WHERE status = 'running' AND +session_id = ?"),
+    // The page's rowids from the covering index, then only those rows: skipped rows are never read.
+    cellPage: sqlite.prepare(
+      "SELECT * FROM executions WHERE rowid IN (SELECT rowid FROM executions WHERE session_id = ? ORDER BY started_at_ms, rowid LIMIT ? OFFSET ?) ORDER BY started_at_ms, rowid",
+    ),
     cell: sqlite.prepare("SELECT * FROM executions WHERE id = ?"),
     cellRequest: sqlite.prepare("SELECT request_id FROM transcript_records WHERE kind = 'cell' AND ref = ?"),
     frontiers: sqlite.prepare("SELECT * FROM frontiers WHERE session_id = ? ORDER BY created_at_ms, id"),
@@ -214,49 +185,49 @@ function stmts(sqlite: Database.Database) {
   return s;
 }
 
+type Statements = ReturnType<typeof prepare>;
+
+/** A session's newest generation (of a cell or a kernel reset) and the time of its newest record. */
+function latest(s: Statements, id: string): { generation: string | null; at: number | null } {
+  const cell = s.lastCell.get(id) as { generation: string; at: number } | undefined;
+  const reset = s.lastReset.get(id) as { generation: string; at: number } | undefined;
+  const generation = (reset && (!cell || reset.at > cell.at) ? reset : cell)?.generation ?? null;
+  const times = [cell?.at, reset?.at, ...[s.lastRequest, s.lastEvent, s.lastRecord].map((q) => (q.get(id) as { at: number } | undefined)?.at)].filter((t): t is number => typeof t === "number");
+  return { generation, at: times.length === 0 ? null : Math.max(...times) };
+}
+
+function summaryOf(s: Statements, id: string, holder: string | null, running: number, prices: PriceBook): SessionSummary {
+  const { generation, at } = latest(s, id);
+  return {
+    session_id: id,
+    generation,
+    holder_host: holder,
+    last_activity_ms: at,
+    cells: (s.cellCount.get(id) as { n: number }).n,
+    running_cells: running,
+    ...totalsOf(s.ledger.session(id), prices),
+  };
+}
+
 /** Every session the log knows, newest activity first, with its totals. */
 export function listSessions(sqlite: Database.Database, prices: PriceBook): SessionSummary[] {
   const s = stmts(sqlite);
-  const ids = (s.sessionIds.all() as Array<{ session_id: string }>).map((r) => r.session_id);
-  const byRoute = new Map<string, RouteTotalsRow[]>();
-  for (const r of s.totalsAll.all() as RouteTotalsRow[]) byRoute.set(r.session_id!, [...(byRoute.get(r.session_id!) ?? []), r]);
-  const cells = new Map((s.cellsAll.all() as Array<{ session_id: string; n: number; running: number; at: number | null }>).map((r) => [r.session_id, r]));
-  const generations = new Map((s.lastGeneration.all() as Array<{ session_id: string; generation: string }>).map((r) => [r.session_id, r.generation]));
-  const activity = new Map((s.activityAll.all() as Array<{ session_id: string; at: number | null }>).map((r) => [r.session_id, r.at]));
+  s.ledger.refresh();
+  const ids = [...new Set(s.sessionIds.flatMap((q) => (q.all() as Array<{ id: string }>).map((r) => r.id)))];
+  const running = new Map((s.running.all() as Array<{ session_id: string; n: number }>).map((r) => [r.session_id, r.n]));
   const holders = new Map((s.holders.all() as Array<{ session_id: string; host_id: string }>).map((r) => [r.session_id, r.host_id]));
-  const rows = ids.map((id): SessionSummary => {
-    const c = cells.get(id);
-    const at = Math.max(activity.get(id) ?? -Infinity, c?.at ?? -Infinity);
-    return {
-      session_id: id,
-      generation: generations.get(id) ?? null,
-      holder_host: holders.get(id) ?? null,
-      last_activity_ms: Number.isFinite(at) ? at : null,
-      cells: c?.n ?? 0,
-      running_cells: c?.running ?? 0,
-      ...totalsOf(byRoute.get(id) ?? [], prices),
-    };
-  });
+  const rows = ids.map((id) => summaryOf(s, id, holders.get(id) ?? null, running.get(id) ?? 0, prices));
   return rows.sort((a, b) => (b.last_activity_ms ?? 0) - (a.last_activity_ms ?? 0) || (a.session_id < b.session_id ? -1 : 1));
 }
 
 /** One session's summary (as a row of the sessions page), or null when the log has nothing of it. */
 export function sessionSummary(sqlite: Database.Database, sessionId: string, prices: PriceBook): SessionSummary | null {
   const s = stmts(sqlite);
-  const c = s.cellsOne.get(sessionId) as { n: number; running: number | null; at: number | null };
-  const activity = (s.activityOne.get(sessionId, sessionId, sessionId) as { at: number | null }).at;
+  s.ledger.refresh();
   const holder = (s.holderOne.get(sessionId) as { host_id: string } | undefined)?.host_id ?? null;
-  if (c.n === 0 && activity === null && holder === null) return null;
-  const at = Math.max(activity ?? -Infinity, c.at ?? -Infinity);
-  return {
-    session_id: sessionId,
-    generation: (s.generationOne.get(sessionId, sessionId) as { generation: string } | undefined)?.generation ?? null,
-    holder_host: holder,
-    last_activity_ms: Number.isFinite(at) ? at : null,
-    cells: c.n,
-    running_cells: c.running ?? 0,
-    ...totalsOf(s.totalsOne.all(sessionId) as RouteTotalsRow[], prices),
-  };
+  const summary = summaryOf(s, sessionId, holder, (s.runningOne.get(sessionId) as { n: number }).n, prices);
+  if (summary.cells === 0 && summary.last_activity_ms === null && holder === null) return null;
+  return summary;
 }
 
 /** Which page to show: `requested` when it is one, else the last (newest) page. */
@@ -293,7 +264,7 @@ export function requestPage(sqlite: Database.Database, sessionId: string, prices
   const cells = new Map<string, string[]>();
   if (rows.length > 0) {
     const from = Math.min(...rows.map((r) => r.through_seq as number));
-    for (const r of s.cellRefs.all(sessionId, from, sessionId, size, offset) as Array<{ ref: string; request_id: string | null }>) {
+    for (const r of s.cellRefs.all(sessionId, from, JSON.stringify(rows.map((r) => r.id))) as Array<{ ref: string; request_id: string | null }>) {
       if (r.request_id) cells.set(r.request_id, [...(cells.get(r.request_id) ?? []), r.ref]);
     }
   }

@@ -10,6 +10,8 @@ export type ControlRequest =
   /** Stop the session's running model turn (klbr chat's Ctrl-C) -> `{"stopping": bool}`. */
   | { id: number; op: "stop_turn"; session?: string }
   | { id: number; op: "status" }
+  /** One page of a session's durable log (control/log-page.ts): `{session, page, page_size, pages, total, records}`. */
+  | { id: number; op: "log_page"; session: string; page?: number; page_size?: number }
   | { id: number; op: "subscribe" }
   /** Push live output (C16) of one execution, one session's cells, or (neither) every cell, as `{event}` frames. */
   | { id: number; op: "watch_output"; execution_id?: string; session?: string }
@@ -33,3 +35,8 @@ export const MAX_SOCKET_PATH_BYTES = 107;
  * seq skips the lost ones. The completion record is unaffected.
  */
 export const MAX_LIVE_BACKLOG_BYTES = 1 << 20;
+
+/** Entries a log_page holds unless the request asks for another size. */
+export const LOG_PAGE_DEFAULT_SIZE = 50;
+/** The most entries one log_page may hold: a reply stays well under a control frame and a model's context. */
+export const LOG_PAGE_MAX_SIZE = 200;

@@ -7,7 +7,8 @@ import type { Host } from "../runtime/host";
 import type { LiveOutputHub } from "../runtime/live-output";
 import { blobReply } from "./blob-get";
 import { ConnectionLiveOutput } from "./live";
-import { MAX_SOCKET_PATH_BYTES, type ControlMessage, type ControlRequest } from "./protocol";
+import { logPage } from "./log-page";
+import { LOG_PAGE_DEFAULT_SIZE, LOG_PAGE_MAX_SIZE, MAX_SOCKET_PATH_BYTES, type ControlMessage, type ControlRequest } from "./protocol";
 
 /** Refuse a socket path Node would truncate. */
 export function checkControlSocketPath(path: string): void {
@@ -133,6 +134,14 @@ function optionalString(req: Record<string, unknown>, field: string, check?: (v:
   }
 }
 
+function positiveInteger(req: Record<string, unknown>, field: string, max = Number.MAX_SAFE_INTEGER): void {
+  const value = req[field];
+  if (value === undefined) return;
+  if (!Number.isSafeInteger(value) || (value as number) < 1 || (value as number) > max) {
+    throw protocolError(`${String(req.op)}: ${field} must be an integer from 1 to ${max}, got ${JSON.stringify(value)}`);
+  }
+}
+
 /** Validate one control request; anything else is refused with CONTROL_PROTOCOL naming the value. */
 export function checkRequest(frame: unknown): ControlRequest {
   if (typeof frame !== "object" || frame === null || Array.isArray(frame)) {
@@ -173,6 +182,11 @@ export function checkRequest(frame: unknown): ControlRequest {
     case "stop_turn":
       optionalString(req, "session", session, "an identifier");
       break;
+    case "log_page":
+      if (typeof req.session !== "string" || !isIdentifier(req.session)) throw protocolError(`log_page needs a session identifier, got ${JSON.stringify(req.session)}`);
+      positiveInteger(req, "page");
+      positiveInteger(req, "page_size", LOG_PAGE_MAX_SIZE);
+      break;
     case "status":
     case "subscribe":
       break;
@@ -202,6 +216,8 @@ async function answer(host: Host, req: ControlRequest): Promise<unknown> {
       return { stopping: host.turns?.stopTurn(req.session ?? "root") ?? false };
     case "status":
       return host.status();
+    case "log_page":
+      return logPage(host.sqlite, req.session, req.page ?? 1, req.page_size ?? LOG_PAGE_DEFAULT_SIZE);
     default:
       throw protocolError(`unknown control operation ${JSON.stringify((req as { op?: unknown }).op)}`);
   }

@@ -82,7 +82,8 @@ export const executions = pgTable(
     /** Displays past the 32 a cell may show (C20): the worker's count plus any the host could not list; null while running or on older rows. */
     displaysDropped: bigint("displays_dropped", { mode: "number" }),
   },
-  (t) => [index("executions_status").on(t.status)],
+  // executions_session: a session's cells in order, a page at a time (the web view, C23), without reading every row.
+  (t) => [index("executions_status").on(t.status), index("executions_session").on(t.sessionId, t.startedAtMs)],
 );
 
 /** Every host request a cell made, and the reply it got. */

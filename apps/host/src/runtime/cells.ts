@@ -12,6 +12,7 @@ import { recordIncident } from "../store/incidents";
 import { requestStep } from "../store/requests";
 import { oversize, refuseOversizeCell } from "./cell-size";
 import { ROOT_SESSION } from "./ids";
+import { deathReason } from "./limit-death";
 import { limitReason, recordCompletion, refusedCompletion, report, type ExecutionReport } from "./completion";
 import type { HooksService } from "./hooks-service";
 import type { Stopping } from "./lifecycle";
@@ -82,8 +83,8 @@ export class Cells {
       if (queuedId !== null && this.queued.get(queuedId) === "cancelled") return this.closeUnrun(queuedId, sessionId, bench.generation ?? "none", code, opts.origin);
       // Checked again in the slot: a stop that came while this cell queued wins over it.
       workbenches.refuseClosed(sessionId);
-      // A culled workbench's next generation says so in kernel.reset (C19); any other end is a death.
-      if (!bench.worker || bench.worker.state === "dead") await workbenches.restart(bench, bench.endedFor ?? "worker_died");
+      // A culled workbench's next generation says so in kernel.reset (C19), a limit's names it (C17); else a death.
+      if (!bench.worker || bench.worker.state === "dead") await workbenches.restart(bench, await deathReason(bench));
       const worker = bench.worker!;
       const live: LiveExecution = { id: opts.executionId ?? this.deps.newId("ex"), sessionId, generation: worker.generation, yielded: false, ended: false, hooksPin: null };
       // A restart may have run meanwhile: an interrupt that came during it still keeps the cell from running.

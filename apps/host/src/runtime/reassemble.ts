@@ -15,8 +15,9 @@ export function reassembleRequest(db: HostDb, sqlite: Database.Database, row: Mo
   const pin = headerRecord(db, row.headerRecordId)!.record as { text: string };
   const f = row.frontierId ? getFrontier(db, row.frontierId) : undefined;
   const frontier: FrontierRef | null = f ? { frontier_id: f.id, covers_through: f.coversThrough, block: f.block, created_at_ms: f.createdAtMs } : null;
-  const records = loadTranscript(sqlite, row.sessionId, frontier?.covers_through ?? 0, row.throughSeq);
   const route = row.profile as Route;
+  // A route that read images was sent their stored bytes (C20): the same bytes rebuild its body.
+  const records = loadTranscript(sqlite, row.sessionId, frontier?.covers_through ?? 0, row.throughSeq, { images: route.images === true });
   const body = buildRequestBody(route, assembleMessages({ header: pin.text, frontier, records }));
   return { text: serializeBody(body), prefixText: serializeBody(prefixView(route.api, body)) };
 }

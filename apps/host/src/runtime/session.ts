@@ -315,7 +315,7 @@ export class SessionTurns {
       this.assembler = new RequestAssembler(route, pinOf(sqlite, this.sessionId)!.text, ref);
       this.assemblerKey = key;
     }
-    this.assembler.append(loadTranscript(sqlite, this.sessionId, this.assembler.through));
+    this.assembler.append(loadTranscript(sqlite, this.sessionId, this.assembler.through, undefined, { images: route.images === true }));
     return { assembler: this.assembler, pinId, frontier };
   }
 
@@ -335,7 +335,7 @@ export class SessionTurns {
     let { assembler, pinId, frontier } = this.assemble(route);
     let body = assembler.body();
     if (needsBudgetFold(body.bytes, route.context_tokens)) {
-      const records = loadTranscript(sqlite, this.sessionId, frontier?.coversThrough ?? 0);
+      const records = loadTranscript(sqlite, this.sessionId, frontier?.coversThrough ?? 0, undefined, { images: route.images === true });
       // Planned on the body that will be sent (C12): the route's fields and tool, the header the
       // fold pins (the current text), the block for each cut, the records in the route's wire shape.
       const header = resolve(headerChain(db, this.sessionId)).text ?? pinOf(sqlite, this.sessionId)!.text;

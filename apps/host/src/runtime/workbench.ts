@@ -21,6 +21,8 @@ export class Workbench {
   endedFor: string | null = null;
   /** When idle culling shut the worker down (host clock, ms); null once a new generation runs (C19: status says `culled`, not `dead`). */
   culledAtMs: number | null = null;
+  /** The worker that died under a cell (its record says why): its death is not one between cells. */
+  diedInCell: Worker | null = null;
   /** Waiting for the slot to go idle (see whenIdle). */
   private idleWaiters: Array<() => void> = [];
 
@@ -89,7 +91,9 @@ export class Workbench {
     if (!worker) throw new Error("workbench has no worker");
     this.live = live;
     try {
-      return await worker.execute(code, { id: live.id, onHostRequest, ...(onOutput ? { onOutput } : {}), ...(onDisplay ? { onDisplay } : {}) });
+      const completion = await worker.execute(code, { id: live.id, onHostRequest, ...(onOutput ? { onOutput } : {}), ...(onDisplay ? { onDisplay } : {}) });
+      if (worker.state === "dead") this.diedInCell = worker;
+      return completion;
     } finally {
       live.ended = true;
       this.live = null;

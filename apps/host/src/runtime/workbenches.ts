@@ -12,6 +12,7 @@ import { recordIncident } from "../store/incidents";
 import { defaultBytecodeDir, RuntimeBytecode } from "./bytecode";
 import { RuntimeFingerprint } from "./fingerprint";
 import { SparePool } from "./spares";
+import { watchLimitDeath } from "./limit-death";
 import { StartGate } from "./start-gate";
 import { noteRuntimeVersion } from "./version-check";
 import { Workbench } from "./workbench";
@@ -181,6 +182,7 @@ export class Workbenches {
     const observeFailed = this.observeHeader(bench.sessionId, index);
     const worker = await starting;
     bench.worker = worker;
+    watchLimitDeath(db, () => this.deps.now(), bench, worker);
     bench.skills = index;
     bench.endedFor = null;
     bench.culledAtMs = null;

@@ -59,6 +59,10 @@ const QUERIES: LogTable[] = [
       // What the cell cost (C17); for the operator, never in what the model reads.
       cpu_ms: r.cpu_ms ?? null,
       peak_rss_bytes: r.peak_rss_bytes ?? null,
+      // C20: who ran it, and its displays in order (DisplayRefs: fetch with `klbr display get`).
+      origin: r.origin ?? null,
+      displays: json(r.displays) ?? [],
+      displays_dropped: r.displays_dropped ?? 0,
     }),
     // finishExecution closes a running row once; nothing moves a closed row to another status.
     open: (r) => r.status === "running",

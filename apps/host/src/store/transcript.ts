@@ -1,9 +1,10 @@
-import type { CellResult, TranscriptRecord } from "@klbr/driver";
+import type { CellResult, ResultDisplay, TranscriptRecord } from "@klbr/driver";
 import type { HeaderRevision } from "@klbr/header";
 import type { InputPayload } from "@klbr/transcript";
 import type Database from "better-sqlite3";
 import type { HostDb } from "../db/open";
 import { transcriptRecords } from "../db/schema";
+import type { DisplayRef } from "./displays";
 
 /** One transcript row as stored. */
 export type TranscriptRow = typeof transcriptRecords.$inferSelect;
@@ -29,7 +30,8 @@ function prepare(sqlite: Database.Database) {
     maxRef: sqlite.prepare("SELECT max(CAST(ref AS INTEGER)) AS ref FROM transcript_records WHERE session_id = ? AND kind = ?"),
     event: sqlite.prepare("SELECT source, received_at_ms, payload FROM events WHERE id = ?"),
     reply: sqlite.prepare("SELECT reply FROM model_requests WHERE id = ?"),
-    execution: sqlite.prepare("SELECT id, status, output, truncated_bytes, error, ended_by, started_at_ms, ended_at_ms FROM executions WHERE id = ?"),
+    execution: sqlite.prepare("SELECT id, status, output, truncated_bytes, error, ended_by, started_at_ms, ended_at_ms, displays, displays_dropped FROM executions WHERE id = ?"),
+    blob: sqlite.prepare("SELECT data FROM blobs WHERE digest = ?"),
     header: sqlite.prepare("SELECT record FROM header_records WHERE id = ?"),
     previousCellGeneration: sqlite.prepare(
       "SELECT e.generation FROM transcript_records t JOIN executions e ON e.id = t.ref WHERE t.session_id = ? AND t.kind = 'cell' AND t.seq < ? ORDER BY t.seq DESC LIMIT 1",
@@ -80,10 +82,32 @@ export function transcriptRows(sqlite: Database.Database, sessionId: string, aft
   return stmts(sqlite).rows.all(sessionId, after, through) as Array<Record<string, unknown>>;
 }
 
+/** How records are read for a request: with each displayed image's bytes (C20) for a route declared `"images": true` only. */
+export interface ReadOptions {
+  images?: boolean;
+}
+
+/** A cell's displays as the model reads them; each image's stored bytes too when `images`. */
+function resultDisplays(sqlite: Database.Database, raw: unknown, images: boolean): ResultDisplay[] {
+  const refs = typeof raw === "string" ? (JSON.parse(raw) as DisplayRef[]) : [];
+  return refs.map((d) => ({
+    text: d.text,
+    images: d.images.map((i) => {
+      const image = { mime: i.mime, digest: i.digest, width: i.width, height: i.height, bytes: i.bytes };
+      if (!images) return image;
+      const row = stmts(sqlite).blob.get(i.digest) as { data: Buffer } | undefined;
+      return row ? { ...image, base64: row.data.toString("base64") } : image;
+    }),
+    ...(d.omitted !== undefined ? { omitted: d.omitted } : {}),
+  }));
+}
+
 /** A cell's result from its execution row, or null while it has none or still runs. */
-export function cellResult(sqlite: Database.Database, executionId: string): CellResult | null {
+export function cellResult(sqlite: Database.Database, executionId: string, opts: ReadOptions = {}): CellResult | null {
   const r = stmts(sqlite).execution.get(executionId) as Record<string, unknown> | undefined;
   if (!r || r.status === "running") return null;
+  const displays = resultDisplays(sqlite, r.displays, opts.images === true);
+  const dropped = (r.displays_dropped as number | null) ?? 0;
   return {
     execution_id: r.id as string,
     status: r.status as CellResult["status"],
@@ -93,6 +117,9 @@ export function cellResult(sqlite: Database.Database, executionId: string): Cell
     ended_by: (r.ended_by as string | null) ?? null,
     started_at_ms: r.started_at_ms as number,
     ended_at_ms: (r.ended_at_ms as number | null) ?? null,
+    // Only when there are any: a result without displays reads exactly as before C20.
+    ...(displays.length > 0 ? { displays } : {}),
+    ...(dropped > 0 ? { displays_dropped: dropped } : {}),
   };
 }
 
@@ -101,7 +128,7 @@ export function cellResult(sqlite: Database.Database, executionId: string): Cell
  * request is assembled from. A cell whose execution has not closed stops the list there: nothing
  * after an unfinished record can be read yet.
  */
-export function loadTranscript(sqlite: Database.Database, sessionId: string, after: number, through = Number.MAX_SAFE_INTEGER): TranscriptRecord[] {
+export function loadTranscript(sqlite: Database.Database, sessionId: string, after: number, through = Number.MAX_SAFE_INTEGER, opts: ReadOptions = {}): TranscriptRecord[] {
   const s = stmts(sqlite);
   const out: TranscriptRecord[] = [];
   for (const row of transcriptRows(sqlite, sessionId, after, through)) {
@@ -119,7 +146,7 @@ export function loadTranscript(sqlite: Database.Database, sessionId: string, aft
         break;
       }
       case "cell": {
-        const result = cellResult(sqlite, ref);
+        const result = cellResult(sqlite, ref, opts);
         if (!result) return out;
         const lost = namespaceLost(sqlite, sessionId, seq, ref);
         if (lost !== null) result.namespace_lost = lost;

@@ -12,5 +12,6 @@ export { watchCpu } from "./cpu-watch.js";
 export { cpuVerdict, limitVerdict } from "./verdict.js";
 export type { ExitSeen, LimitVerdict } from "./verdict.js";
 export { GroupMeter, ProcMeter } from "./usage.js";
+export { TreeMeter } from "./tree-meter.js";
 export type { CellUsage, UsageMeter } from "./usage.js";
 export { WorkerLimits } from "./worker-limits.js";

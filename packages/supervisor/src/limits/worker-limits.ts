@@ -4,7 +4,8 @@ import { cpuVerdict, limitVerdict, type ExitSeen, type LimitVerdict } from "./ve
 import { watchCpu } from "./cpu-watch.js";
 import { withGuardLimits } from "./guard-args.js";
 import { LimitsUnavailableError, type LimitsMechanism } from "./mechanism.js";
-import { GroupMeter, ProcMeter, type CellUsage, type UsageMeter } from "./usage.js";
+import { TreeMeter } from "./tree-meter.js";
+import { GroupMeter, type CellUsage, type UsageMeter } from "./usage.js";
 
 const NO_USAGE: CellUsage = { cpuMs: null, peakRssBytes: null };
 
@@ -34,12 +35,12 @@ export class WorkerLimits {
   }
 
   /**
-   * The worker runs: measure its cells (the group, else the worker process's own counters read
-   * from /proc; `pid` is undefined for a worker on another machine: nothing measured) and watch
-   * the group's CPU time, `onOver` ending the tree at the cpu limit.
+   * The worker runs: measure its cells (the group, else the tree below `root`, the guard, read
+   * from /proc; a worker on another machine is not measured) and watch the group's CPU time,
+   * `onOver` ending the tree at the cpu limit.
    */
-  running(pid: () => number | undefined, remote: boolean, onOver: (verdict: LimitVerdict) => void): void {
-    this.#meter = this.group ? new GroupMeter(this.group) : remote ? undefined : new ProcMeter(pid);
+  running(pid: () => number | undefined, root: () => number | undefined, remote: boolean, onOver: (verdict: LimitVerdict) => void): void {
+    this.#meter = this.group ? new GroupMeter(this.group) : remote ? undefined : new TreeMeter(root, pid);
     const group = this.group;
     const cpuMs = this.mechanism?.limits.cpuMs;
     if (!group || cpuMs === undefined) return;

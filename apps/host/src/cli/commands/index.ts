@@ -1,7 +1,9 @@
 import type { Register } from "../command";
+import { register as display } from "./display";
 import { register as exec } from "./exec";
 import { register as init } from "./init";
 import { register as log } from "./log";
+import { register as mcp } from "./mcp";
 import { register as release } from "./release";
 import { register as repl } from "./repl";
 import { register as route } from "./route";
@@ -17,4 +19,4 @@ import { register as web } from "./web";
  * folder exporting `register(program)` (its options, its help, its action), plus one line here.
  * Keep a command file's top-level imports light: load the host inside the action.
  */
-export const COMMANDS: readonly Register[] = [init, serve, exec, say, chat, repl, route, log, release, status, target, web];
+export const COMMANDS: readonly Register[] = [init, serve, exec, say, chat, repl, mcp, route, log, display, release, status, target, web];

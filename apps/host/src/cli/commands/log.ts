@@ -3,7 +3,9 @@ import { stampOrUnknown } from "@klbr/transcript";
 import type { Command } from "commander";
 import { HostError } from "../../errors";
 import { dataLayout } from "../../paths";
+import type { DisplayRef } from "../../store/displays";
 import type { LogEntry } from "../../store/log-view";
+import { displayLines } from "../render-displays";
 import { optionsOf, run, sessionOption, type CommonOptions } from "../command";
 import { executionFilter, parseSince, requestFolder } from "../log-filters";
 import { followLive } from "../log-live";
@@ -20,15 +22,27 @@ function humanModelRequest(at: string, e: LogEntry): string {
   return `${at} model.request ${String(e.id)} session=${String(e.session_id)} route=${String(e.route)} model=${JSON.stringify(e.model)}${typeof e.response_model === "string" && e.response_model !== e.model ? ` response_model=${JSON.stringify(e.response_model)}` : ""} status=${String(e.status)}${error} retries=${String(e.retries)} body_bytes=${String(e.body_bytes)} shared_prefix_bytes=${String(e.shared_prefix_bytes)} ${figures}${share}`;
 }
 
+/** A cell's displays (C20) under its line, indented: each one's text/plain and image lines. */
+function humanDisplays(displays: DisplayRef[]): string {
+  return displays.map((d) => displayLines(d).map((line, i) => `${i === 0 ? `  display ${d.seq}: ` : "    "}${line.split("\n").join("\n    ")}`).join("\n")).join("\n");
+}
+
 function human(entry: LogEntry): string {
   const at = stampOrUnknown(entry.at_ms);
   if (entry.kind === "model.request") return humanModelRequest(at, entry);
   const { key: _key, at_ms: _at, kind, ...rest } = entry;
+  const displays = kind === "execution" && Array.isArray(rest.displays) ? (rest.displays as DisplayRef[]) : [];
+  if (kind === "execution") {
+    // One line per cell: its displays go on the lines under it, the count of them on its line.
+    delete rest.displays;
+    rest.displays = displays.length > 0 ? displays.length : null;
+    if (rest.displays_dropped === 0) rest.displays_dropped = null;
+  }
   const brief = Object.entries(rest)
     .filter(([, v]) => v !== null && v !== undefined && v !== "")
     .map(([k, v]) => `${k}=${typeof v === "string" ? JSON.stringify(v.length > 120 ? `${v.slice(0, 117)}...` : v) : JSON.stringify(v)}`)
     .join(" ");
-  return `${at} ${kind} ${brief}`;
+  return displays.length > 0 ? `${at} ${kind} ${brief}\n${humanDisplays(displays)}` : `${at} ${kind} ${brief}`;
 }
 
 /**

@@ -14,6 +14,7 @@ interface AddOptions extends CommonOptions {
   acceptsRetention?: boolean;
   acceptsOptions?: boolean;
   option?: string[];
+  images?: boolean;
   default?: boolean;
   json?: boolean;
 }
@@ -50,6 +51,8 @@ export async function routeAdd(name: string, opts: AddOptions): Promise<number> 
     cells: opts.cells,
     accepts: { prompt_cache_retention: opts.acceptsRetention === true, prompt_cache_options: opts.acceptsOptions === true },
     options: parseOptions(opts.option),
+    // C20: the model reads images (each displayed image goes with its result).
+    ...(opts.images === true ? { images: true } : {}),
   };
   const file = addRoute(dataLayout(dataDirOf(opts)).routes, route, opts.default === true);
   if (opts.json) process.stdout.write(`${JSON.stringify(file)}\n`);
@@ -122,6 +125,7 @@ export function register(program: Command): void {
     .option("--accepts-retention", "the route takes prompt_cache_retention")
     .option("--accepts-options", "the route takes prompt_cache_options")
     .option("-o, --option <key=value...>", "a request option sent with every request (value parsed as JSON when it is JSON)")
+    .option("--images", "the model reads images: each image a cell displays goes with its result (C20); without it, only the image line")
     .option("--default", "make it the default route")
     .option("--json", "the routes file as JSON on stdout")
     .action(run(async (cmd, name) => routeAdd(name!, optionsOf(cmd))));

@@ -1,0 +1,1 @@
+CREATE INDEX `executions_session` ON `executions` (`session_id`,`started_at_ms`);

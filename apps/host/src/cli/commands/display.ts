@@ -1,0 +1,62 @@
+import { existsSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import type { Command } from "commander";
+import { formatBytes } from "@klbr/transcript";
+import { HostError } from "../../errors";
+import { dataLayout } from "../../paths";
+import { optionsOf, run, userPath, type CommonOptions } from "../command";
+import { dataDirOf } from "../target";
+
+/**
+ * `klbr display get DIGEST -o FILE`: write one stored display blob (C20) out, read straight from
+ * the database (no daemon needed): an image's bytes, or a bundle's JSON. DIGEST is what `klbr exec`
+ * and `klbr log` print (`sha256:` and 12 or more hex digits, unique). Written to a temporary name
+ * and renamed, so FILE is either the whole blob or untouched; `-o -` writes to stdout.
+ */
+export async function displayGetCommand(digest: string, opts: CommonOptions & { output?: string }): Promise<number> {
+  if (opts.output === undefined || opts.output === "") throw new HostError("CLI_USAGE", "say where to write it: -o FILE (or -o - for stdout)");
+  const file = dataLayout(dataDirOf(opts)).database;
+  if (!existsSync(file)) throw new HostError("HOST_NOT_RUNNING", `no klbr database at ${file}; run \`klbr init\` first`);
+  const { default: Database } = await import("better-sqlite3");
+  const { drizzle } = await import("drizzle-orm/better-sqlite3");
+  const schema = await import("../../db/schema");
+  const { resolveBlob } = await import("../../store/blobs");
+  const sqlite = new Database(file, { readonly: true, fileMustExist: true });
+  let blob;
+  try {
+    sqlite.pragma("busy_timeout = 5000");
+    blob = resolveBlob(drizzle(sqlite, { schema }), digest);
+  } finally {
+    sqlite.close();
+  }
+  if (opts.output === "-") {
+    process.stdout.write(blob.data);
+  } else {
+    writeWhole(userPath(opts.output), blob.data);
+    process.stderr.write(`klbr: wrote ${blob.mediaType} (${formatBytes(blob.bytes)}, ${blob.digest}) to ${opts.output}\n`);
+  }
+  return 0;
+}
+
+/** Write `data` to `path` whole or not at all: a temporary file beside it, then a rename. */
+function writeWhole(path: string, data: Buffer): void {
+  const temporary = `${path}.klbr-${process.pid}.tmp`;
+  try {
+    writeFileSync(temporary, data, { flag: "wx", mode: 0o644 });
+    renameSync(temporary, path);
+  } catch (error) {
+    rmSync(temporary, { force: true });
+    const code = (error as NodeJS.ErrnoException).code ?? "";
+    throw new HostError("DISPLAY_WRITE_FAILED", `cannot write ${path}: ${code || (error as Error).message}`);
+  }
+}
+
+/** Register `klbr display`. */
+export function register(program: Command): void {
+  const display = program.command("display").description("the rich displays cells showed (C20): plots, images, tables");
+  display
+    .command("get")
+    .description("write a stored display image (or bundle) out by the digest `klbr exec` and `klbr log` print")
+    .argument("<digest>", "sha256:<hex>, or its first 12 or more hex digits")
+    .requiredOption("-o, --output <file>", "where to write it (- for stdout)")
+    .action(run(async (cmd, digest?: string) => displayGetCommand(digest ?? "", optionsOf(cmd))));
+}

@@ -65,6 +65,8 @@ function standIn(generation: string, pid: number): Stand {
     state: "ready",
     hello: { skills: "rev-hello" },
     calls: [] as string[],
+    onDeath: () => undefined,
+    exited: new Promise(() => undefined),
     shutdown: async () => (w.calls.push("shutdown"), (w.state = "dead")),
     hardStop: async (reason: string) => (w.calls.push(`hardStop ${reason}`), (w.state = "dead")),
     execute: async (code: string) => (cellOrder.push(code), await cellGate, { kind: "cell", status: "ok", output: [], truncated_bytes: 0, error: null, endedBy: "worker" }),

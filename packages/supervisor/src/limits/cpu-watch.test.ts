@@ -74,6 +74,17 @@ describe("watchCpu", () => {
     expect(reads).toBe(1);
   });
 
+  it("a stop that comes while a read runs leaves no next read", async () => {
+    let reads = 0;
+    let stop: () => void = () => undefined;
+    stop = watchCpu(() => (reads++ === 1 && stop(), 0), 2000, () => expect.unreachable(), 1);
+    await vi.advanceTimersByTimeAsync(500);
+    expect(reads).toBe(2);
+    await vi.advanceTimersByTimeAsync(5000);
+    expect(reads).toBe(2);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
   it("a stop from inside onOver's caller chain is harmless, and a second stop too", () => {
     const stop = watchCpu(() => 3000, 2000, () => undefined, 1);
     stop();

@@ -54,6 +54,12 @@ describe("limitVerdict edges", () => {
     expect(limitVerdict("cgroup2", { memoryBytes: 1 << 20 }, undefined, mark, killed)).toBeUndefined();
   });
 
+  it("each counter counts only for its own limit", () => {
+    const mark = { cpuMs: 0, oomKills: 0, forkRefusals: 0 };
+    expect(limitVerdict("cgroup2", { memoryBytes: 1 << 20 }, group({ oom: 0, refused: 3 }), mark, killed)).toBeUndefined();
+    expect(limitVerdict("cgroup2", { procs: 4 }, group({ oom: 3, refused: 0 }), mark, killed)).toBeUndefined();
+  });
+
   it("memory first when both counters moved", () => {
     const mark = { cpuMs: 0, oomKills: 0, forkRefusals: 0 };
     expect(limitVerdict("cgroup2", { memoryBytes: 1 << 20, procs: 4 }, group({ oom: 1, refused: 1 }), mark, killed)?.reason).toBe("memory_limit");

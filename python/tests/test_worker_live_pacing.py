@@ -157,3 +157,40 @@ def test_the_bound_counts_what_is_unsent_not_what_was_sent():
     out._send_first()
     assert sent[1][3] == "y" * 100 + "\n"
     assert sent[1][4] == 0
+
+
+def test_what_is_unsent_counts_against_the_bound_across_writes():
+    from klbr.envelope import MAX_LIVE_OUTPUT_TEXT_BYTES
+
+    clock = Clock(100.0)
+    out, sent = live(clock)
+    write(out, "stdout", "a" * 16_000)
+    write(out, "stdout", "b" * 1_000)  # only what is left of one message fits
+    assert out._pending == MAX_LIVE_OUTPUT_TEXT_BYTES
+    assert out._dropped == 16_000 + 1_000 - MAX_LIVE_OUTPUT_TEXT_BYTES
+    out._send_first()
+    assert sent[0][3] == "a" * 16_000 + "b" * (MAX_LIVE_OUTPUT_TEXT_BYTES - 16_000)
+    assert out._pending == 0
+
+
+def test_a_run_of_several_writes_gives_back_all_its_bytes_when_sent():
+    clock = Clock(100.0)
+    out, _ = live(clock)
+    write(out, "stdout", "a" * 5_000)
+    write(out, "stdout", "b" * 5_000 + "\n")
+    out._send_first()
+    assert out._pending == 0
+
+
+def test_the_next_cell_has_the_whole_bound(monkeypatch):
+    from klbr.envelope import MAX_LIVE_OUTPUT_TEXT_BYTES
+
+    monkeypatch.setattr(live_module.time, "sleep", lambda s: None)
+    clock = Clock(100.0)
+    out, sent = live(clock)
+    write(out, "stdout", "x" * 100)
+    out.end()
+    out.begin("op-2")
+    write(out, "stdout", "y" * MAX_LIVE_OUTPUT_TEXT_BYTES)
+    out.end()
+    assert sent[-1] == ("op-2", 0, "stdout", "y" * MAX_LIVE_OUTPUT_TEXT_BYTES, 0)

@@ -79,6 +79,10 @@ function cells(liveOutput: unknown = null): Cells {
         const release = await b.acquire();
         await turn();
         restarts.push([sessionId, reason]);
+        if (restartFails) {
+          release();
+          throw restartFails;
+        }
         b.worker = standIn();
         return { bench: b, release };
       },
@@ -142,7 +146,7 @@ describe("Cells.execute", () => {
 
   it("runs in the root session by default, under the caller's id when given", async () => {
     const report = await cells().execute("1", undefined, { executionId: "mine", origin: "mcp" });
-    expect(report).toMatchObject({ id: "mine", session_id: "root" });
+    expect(report).toMatchObject({ id: "mine", session_id: "root", status: "ok" });
     expect(getExecution(db, "mine")!.origin).toBe("mcp");
     // The id is used now: a second cell with it is refused before anything runs.
     await expect(cells().execute("1", "root", { executionId: "mine" })).rejects.toMatchObject({ code: "EXECUTION_ID_IN_USE" });
@@ -154,7 +158,7 @@ describe("Cells.execute", () => {
     const c = cells();
     const first = c.execute("1", "s", { executionId: "dup" });
     await turn();
-    await expect(c.execute("2", "s", { executionId: "dup" })).rejects.toMatchObject({ code: "EXECUTION_ID_IN_USE" });
+    await expect(c.execute("2", "s", { executionId: "dup" })).rejects.toMatchObject({ code: "EXECUTION_ID_IN_USE", message: 'execution id "dup" is already used' });
     gate.resolve();
     await first;
   });
@@ -202,6 +206,7 @@ describe("Cells.execute", () => {
 
   it("refuses an oversize cell with a durable incident, before any workbench starts", async () => {
     await expect(cells().execute("x".repeat(262_145), "s")).rejects.toMatchObject({ code: "CELL_TOO_LARGE" });
+    expect(db.select().from(incidents).all()[0]!.detail).toMatchObject({ reason: "cell_too_large", session_id: "s", bytes: 262_145 });
     expect(incidentKinds()).toEqual(["cell.refused"]);
     expect(benches.size).toBe(0);
     // At the limit it runs.
@@ -288,6 +293,61 @@ describe("Cells.execute", () => {
     await cells({ forExecution: (live: LiveExecution) => (seen.push(live.id), listener) }).execute("1", "s");
     expect(seen).toEqual(["ex-1"]);
     expect(listenerSeen).toBe(listener);
+  });
+});
+
+describe("Cells.execute edges", () => {
+  it("a first generation that cannot start fails the cell with its own error, and frees the id", async () => {
+    restartFails = new Error("no python");
+    const c = cells();
+    await expect(c.execute("1", "s", { executionId: "x" })).rejects.toThrow("no python");
+    expect(await c.interrupt({ executionId: "x" })).toEqual({ rung: "not_running" });
+  });
+
+  it("an id refused while queued (the session stopped) is not left queued", async () => {
+    const gate = deferred();
+    const running = deferred();
+    nextScript = async () => (running.resolve(), await gate.promise, ok());
+    const c = cells();
+    const first = c.execute("1", "s");
+    await running.promise;
+    const second = c.execute("2", "s", { executionId: "q" });
+    closed.add("s");
+    gate.resolve();
+    await first;
+    await expect(second).rejects.toMatchObject({ code: "SESSION_STOPPED" });
+    expect(await c.interrupt({ executionId: "q" })).toEqual({ rung: "not_running" });
+  });
+
+  it("a queued cell interrupted before its turn does not restart a dead worker for nothing, and keeps its origin", async () => {
+    const gate = deferred();
+    const running = deferred();
+    nextScript = async () => (running.resolve(), await gate.promise, ok());
+    const c = cells();
+    const first = c.execute("1", "s");
+    await running.promise;
+    const queued = c.execute("2", "s", { executionId: "q", origin: "web" });
+    await turn();
+    await c.interrupt({ executionId: "q" });
+    // The first cell's worker dies and its restart fails: the worker is still dead at the queued turn.
+    (benches.get("s")!.worker as unknown as Stand).state = "dead";
+    restartFails = new Error("no python");
+    gate.resolve();
+    await first;
+    expect(await queued).toMatchObject({ status: "interrupted", ended_by: "before_start" });
+    expect(restarts).toEqual([["s", "session_start"], ["s", "after_ok"]]);
+    expect(getExecution(db, "q")!.origin).toBe("web");
+  });
+
+  it("incidents say what happened", async () => {
+    const c = cells();
+    await c.execute("1", "s");
+    const bench = benches.get("s")!;
+    const stand = bench.worker as unknown as Stand;
+    stand.script = async () => ((restartFails = new Error("no python")), (stand.state = "dead"), ok());
+    await c.execute("2", "s", { executionId: "dies" });
+    const detail = db.select().from(incidents).all()[0]!;
+    expect(detail).toMatchObject({ kind: "workbench.restart_failed", detail: { session_id: "s", after: "dies", error: "no python" }, atMs: T0 });
   });
 });
 
@@ -379,7 +439,7 @@ describe("Cells host requests", () => {
 
   it("refuses a request from any other execution (scope_expired)", async () => {
     const result = await request({ method: "runtime.inspect" } as HostRequest, { executionId: () => "ex-other" });
-    expect(result.error).toMatchObject({ code: "scope_expired" });
+    expect(result.error).toMatchObject({ code: "scope_expired", message: "execution ex-other is not the live foreground cell of this generation" });
     expect(incidentKinds()).toEqual([]);
   });
 
@@ -390,6 +450,7 @@ describe("Cells host requests", () => {
     const result = await request({ method: "runtime.inspect" } as HostRequest);
     expect(result).toEqual({ value: { inspected: "s" } });
     expect(incidentKinds()).toEqual(["header.observe_failed"]);
+    expect(db.select().from(incidents).all()[0]!.detail).toEqual({ session_id: "s", error: "Error: damaged chain" });
   });
 
   it("an unknown method is the handler's reply error, not an internal one", async () => {
@@ -405,5 +466,6 @@ describe("Cells host requests", () => {
     const result = await request({ method: "runtime.inspect" } as HostRequest);
     expect(result.error).toMatchObject({ code: "internal", message: "services broke" });
     expect(incidentKinds()).toEqual(["request.internal_error"]);
+    expect(db.select().from(incidents).all()[0]!.detail).toEqual({ method: "runtime.inspect", error: "Error: services broke" });
   });
 });

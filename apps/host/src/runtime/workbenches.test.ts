@@ -21,6 +21,10 @@ import { Workbenches } from "./workbenches";
 const started: StartWorkerOptions[] = [];
 const spares: Array<SpareWorker & { bound: string[]; stops: string[]; fail?: Error }> = [];
 let startFails: Error | null = null;
+const spareOptions: Array<Record<string, unknown>> = [];
+let spareFails: Error | null = null;
+const materialized: unknown[] = [];
+const replies: unknown[] = [];
 
 vi.mock("@klbr/supervisor", async (original) => ({
   ...(await original<typeof import("@klbr/supervisor")>()),
@@ -29,7 +33,9 @@ vi.mock("@klbr/supervisor", async (original) => ({
     started.push(opts);
     return standIn(opts.generation!, 100 + started.length);
   },
-  startSpare: async () => {
+  startSpare: async (opts: unknown) => {
+    spareOptions.push(opts as Record<string, unknown>);
+    if (spareFails) throw spareFails;
     const spare = {
       pid: 500 + spares.length,
       bound: [] as string[],
@@ -59,6 +65,8 @@ function standIn(generation: string, pid: number): Stand {
     state: "ready",
     hello: { skills: "rev-hello" },
     calls: [] as string[],
+    onDeath: () => undefined,
+    exited: new Promise(() => undefined),
     shutdown: async () => (w.calls.push("shutdown"), (w.state = "dead")),
     hardStop: async (reason: string) => (w.calls.push(`hardStop ${reason}`), (w.state = "dead")),
     execute: async (code: string) => (cellOrder.push(code), await cellGate, { kind: "cell", status: "ok", output: [], truncated_bytes: 0, error: null, endedBy: "worker" }),
@@ -92,7 +100,7 @@ function workbenches(over: { spares?: number } = {}): Workbenches {
     launch,
     skills: {
       reindex: async () => (lastIndex = index(revision)),
-      materialize: () => undefined,
+      materialize: (i: SkillIndex, dir: string) => void materialized.push([i.revision, dir]),
       sources: () => [],
       get lastIndex() {
         return lastIndex;
@@ -103,7 +111,7 @@ function workbenches(over: { spares?: number } = {}): Workbenches {
         if (headerFails) throw headerFails;
       },
     } as never,
-    onHostReply: () => undefined,
+    onHostReply: (event) => void replies.push(event),
     bytecodeDir: null,
     ...over,
   });
@@ -116,6 +124,10 @@ beforeEach(() => {
   started.length = 0;
   spares.length = 0;
   cellOrder.length = 0;
+  spareOptions.length = 0;
+  spareFails = null;
+  materialized.length = 0;
+  replies.length = 0;
   cellGate = Promise.resolve();
   startFails = null;
   db = memoryDb().db;
@@ -182,9 +194,11 @@ describe("Workbenches generations", () => {
   it("counts generations on from the log (a restarted host), whatever the last id looked like", async () => {
     recordKernelReset(db, { sessionId: "s", generation: "g-41", skillsRevision: null, pid: 1, reason: "x", atMs: 1 });
     recordKernelReset(db, { sessionId: "t", generation: "odd", skillsRevision: null, pid: 1, reason: "x", atMs: 1 });
+    recordKernelReset(db, { sessionId: "u", generation: "9g-", skillsRevision: null, pid: 1, reason: "x", atMs: 1 });
     const w = workbenches();
     expect((await w.ensure("s", "host_start")).generation).toBe("g-42");
     expect((await w.ensure("t", "host_start")).generation).toBe("g-1");
+    expect((await w.ensure("u", "host_start")).generation).toBe("g-1"); // only a leading g- is the counter's prefix
   });
 
   it("a header that cannot be observed fails the start after its kernel.reset, and nothing is announced", async () => {
@@ -199,13 +213,13 @@ describe("Workbenches generations", () => {
   it("starts nothing once the host stops", async () => {
     const w = workbenches();
     life.beginStop();
-    await expect(w.ensure("s", "session_start")).rejects.toMatchObject({ code: "HOST_STOPPING" });
+    await expect(w.ensure("s", "session_start")).rejects.toMatchObject({ code: "HOST_STOPPING", message: "the host is stopping; no workbench s worker is started" });
     expect(started).toHaveLength(0);
   });
 
   it("skillSet, idle, closed sessions", async () => {
     const w = workbenches();
-    expect(() => w.skillSet("s")).toThrow(expect.objectContaining({ code: "unavailable" }));
+    expect(() => w.skillSet("s")).toThrow(expect.objectContaining({ code: "unavailable", message: "session s has no workbench generation with a skill set" }));
     expect(w.idle("s")).toBe(true);
     const bench = await w.ensure("s", "session_start");
     expect(w.skillSet("s")).toEqual(index("r1"));
@@ -216,7 +230,7 @@ describe("Workbenches generations", () => {
     w.refuseClosed("s");
     w.markClosed("s");
     expect(w.closed("s")).toBe(true);
-    expect(() => w.refuseClosed("s")).toThrow(expect.objectContaining({ code: "SESSION_STOPPED" }));
+    expect(() => w.refuseClosed("s")).toThrow(expect.objectContaining({ code: "SESSION_STOPPED", message: "session s is stopped (peer.stop); it runs no more cells" }));
   });
 });
 
@@ -304,6 +318,29 @@ describe("Workbenches.stop", () => {
 });
 
 describe("Workbenches on spares", () => {
+  it("a spare starts with a cold start's options, without the identity, and none while the host stops", async () => {
+    const w = workbenches({ spares: 1 });
+    await w.spares.fill();
+    const opts = spareOptions[0]!;
+    expect(opts).toMatchObject({ command: ["python3", "-B", "-m", "klbr.worker"], expect: { revision: null, skills: "r1" }, interruptGraceMs: 7, liveOutput: true });
+    expect(opts.sessionId).toBeUndefined();
+    (opts.materialize as (d: string) => void)("/tmp/skills-dir");
+    expect(materialized).toEqual([["r1", "/tmp/skills-dir"]]);
+    (opts.onHostReply as (e: unknown) => void)({ reply: 1 });
+    expect(replies).toEqual([{ reply: 1 }]);
+    const stopping = workbenches({ spares: 1 });
+    life.beginStop();
+    await stopping.spares.fill();
+    expect(spareOptions).toHaveLength(1);
+  });
+
+  it("a spare that cannot start is an incident", async () => {
+    spareFails = new Error("fork failed");
+    const w = workbenches({ spares: 1 });
+    await w.spares.fill();
+    expect(db.select().from(incidents).all()).toMatchObject([{ kind: "spare.start_failed", detail: { error: "fork failed" }, atMs: T0 }]);
+  });
+
   it("binds a current spare to the generation (no cold start) and counts it taken", async () => {
     const w = workbenches({ spares: 1 });
     await w.spares.fill();
@@ -347,7 +384,7 @@ describe("Workbenches on spares", () => {
     await w.spares.fill();
     spares[0]!.fail = new Error("spare died");
     const bench = await w.ensure("s", "session_start");
-    expect(incidentKinds()).toEqual(["spare.bind_failed"]);
+    expect(db.select().from(incidents).all()).toMatchObject([{ kind: "spare.bind_failed", detail: { session_id: "s", generation: "g-1", error: "spare died" }, atMs: T0 }]);
     expect(w.coldStarts).toBe(1);
     expect(bench.worker!.pid).toBe(101);
   });

@@ -4,6 +4,7 @@
 import { randomBytes } from "node:crypto";
 import { MAX_CELL_SOURCE_BYTES } from "@klbr/driver";
 import type { CallToolResult, ServerNotification } from "@modelcontextprotocol/sdk/types.js";
+import { setTimeout as sleep } from "node:timers/promises";
 import type { ControlClient } from "../control/client";
 import { HostError } from "../errors";
 import type { DaemonLink } from "./daemon";
@@ -16,6 +17,9 @@ export interface CallContext {
   progressToken?: string | number;
   sendNotification(notification: ServerNotification): Promise<void>;
 }
+
+/** How long after its last progress notification a call's result is held back (see streamProgress). */
+const SETTLE_MS = 15;
 
 /** A pushed live-output event of the control API (C16). */
 interface LiveEvent {
@@ -73,6 +77,7 @@ export async function runCell(link: DaemonLink, args: PythonArgs, session: strin
     const reply = (await client.request({ op: "exec", code: args.code, session, execution_id: executionId, origin: "mcp", ...(progress ? { live: true } : {}) })) as ExecReply;
     // Every notification goes out before the result: a client forgets a call's progress token once answered.
     await progress?.();
+    await progress?.settle();
     return await cellResult(reply, (digest) => client.request({ op: "blob_get", digest }) as Promise<{ media_type: string; base64: string }>, notes);
   } catch (error) {
     const e = error as HostError;
@@ -93,18 +98,32 @@ export async function runCell(link: DaemonLink, args: PythonArgs, session: strin
  * events (it must rise), `message` is the text the cell wrote. Returns the stop, which resolves
  * once every notification was handed to the transport, in order.
  */
-function streamProgress(client: ControlClient, executionId: string, call: CallContext): () => Promise<void> {
+function streamProgress(client: ControlClient, executionId: string, call: CallContext): (() => Promise<void>) & { settle: () => Promise<void> } {
   let count = 0;
+  let lastAt = 0;
   let sent = Promise.resolve();
   const stop = client.listen((event) => {
     if (!isLiveEvent(event, executionId)) return;
     const dropped = event.dropped_bytes > 0 ? `[${event.dropped_bytes} bytes of live output were not streamed]\n` : "";
     count += 1;
     const note = { method: "notifications/progress" as const, params: { progressToken: call.progressToken!, progress: count, message: `${dropped}${event.text}` } };
-    sent = sent.then(() => call.sendNotification(note)).catch(() => undefined);
+    sent = sent
+      .then(() => call.sendNotification(note))
+      .then(() => void (lastAt = performance.now()))
+      .catch(() => undefined);
   });
-  return () => {
+  const done = () => {
     stop();
     return sent;
   };
+  /**
+   * The TS SDK's client hands a notification to its handler a microtask later but drops a call's
+   * progress handler at once when the response is read: a last notification read in the same chunk
+   * as the response is lost. A response written a moment after the last notification is read apart.
+   */
+  done.settle = async () => {
+    const wait = lastAt === 0 ? 0 : SETTLE_MS - (performance.now() - lastAt);
+    if (wait > 0) await sleep(wait);
+  };
+  return done;
 }

@@ -2,7 +2,11 @@
 
 // The runtime
 /** The host: durable log, hooks worker, workbenches; start it with Host.start(options). */
-export { Host, ROOT_SESSION, effectiveAttention, type ExecutionReport, type HostOptions } from "./runtime/host";
+export { Host } from "./runtime/host";
+export { ROOT_SESSION } from "./runtime/ids";
+export { effectiveAttention } from "./runtime/wakes";
+export type { ExecutionReport } from "./runtime/completion";
+export type { HostOptions } from "./runtime/host-options";
 /** The built-in contract text and the instruction sources a header pins. */
 export { CONTRACT_TEXT, instructionSources, type InstructionSource } from "./runtime/contract";
 

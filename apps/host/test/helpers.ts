@@ -1,6 +1,7 @@
 import { chmodSync, lstatSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { Host, type HostOptions } from "../src/runtime/host";
+import { Host } from "../src/runtime/host";
+import type { HostOptions } from "../src/runtime/host-options";
 
 /** A short temporary directory (Unix socket paths must stay under 108 bytes). */
 export function tempDir(prefix = "klbr-h-"): string {

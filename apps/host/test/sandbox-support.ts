@@ -6,7 +6,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { ControlClient } from "../src/control/client";
 import { dataLayout } from "../src/paths";
-import type { ExecutionReport } from "../src/runtime/host";
+import type { ExecutionReport } from "../src/runtime/completion";
 import { CLI, HOST_DIR } from "./cli-run";
 
 /** The CLI (see cli-run.ts): from source unless KLBR_TEST_BUILT=1. */

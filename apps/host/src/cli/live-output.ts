@@ -1,7 +1,7 @@
 // What a terminal shows of C16 live output: a running cell's stdout and stderr as they arrive.
 // The completion record stays the authority (C7): once a cell streamed, its end prints only what
 // was not already shown (the result, the error, the status), so nothing is printed twice.
-import type { ExecutionReport } from "../runtime/host";
+import type { ExecutionReport } from "../runtime/completion";
 import type { LiveDisplayEvent, LiveOutputEvent } from "../runtime/live-output";
 import { writeExecution } from "./render";
 import { writeDisplay } from "./render-displays";

@@ -1,4 +1,4 @@
-import type { ExecutionReport } from "../runtime/host";
+import type { ExecutionReport } from "../runtime/completion";
 import { droppedDisplaysNote, writeDisplay } from "./render-displays";
 
 /** Exit statuses by cell status: 0 ok/yielded, 1 error, 130 interrupted (like SIGINT), 70 failed (EX_SOFTWARE). */

@@ -3,7 +3,7 @@ import { resolve } from "node:path";
 import { ControlClient } from "../control/client";
 import { HostError } from "../errors";
 import { dataLayout, defaultDataDir } from "../paths";
-import type { ExecutionReport } from "../runtime/host";
+import type { ExecutionReport } from "../runtime/completion";
 import { newId } from "../runtime/ids";
 import type { CommonOptions } from "./command";
 import { isLiveDisplayEvent, isLiveOutputEvent, type LiveEvent, type LiveOutputEvent } from "./live-output";

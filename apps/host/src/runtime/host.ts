@@ -41,11 +41,6 @@ import { LiveOutputHub } from "./live-output";
 import { WorkerLaunch } from "./worker-launch";
 import { startHostTelemetry, type HostTelemetry } from "../telemetry";
 
-export { effectiveAttention } from "./wakes";
-export { ROOT_SESSION } from "./ids";
-export type { ExecutionReport } from "./completion";
-export type { HostOptions } from "./host-options";
-
 /**
  * The composer: it opens the durable log, builds the services (hooks, workbenches, cells, wakes,
  * sessions, frontiers, status, remote namespaces, model turns), wires their notifications, and

@@ -3,6 +3,7 @@
 // connection; every query is bounded by a page size or aggregates in SQLite, so a session of
 // 10,000 records costs about what one of 100 does.
 import type Database from "better-sqlite3";
+import type { DisplayRef } from "../store/displays";
 import { costOf, type UsageCounts, type UsageCost, type UsagePrices } from "@klbr/usage";
 import { UsageLedger, type RouteSums } from "./usage-ledger";
 
@@ -88,15 +89,8 @@ export interface CellView {
   displays_dropped: number | null;
 }
 
-/** A stored display as the page shows it (CONTRACTS' DisplayRef). */
-export interface DisplayView {
-  seq: number;
-  digest: string;
-  mimes: string[];
-  text: string;
-  images: Array<{ mime: string; digest: string; width: number | null; height: number | null; bytes: number }>;
-  omitted?: Record<string, number>;
-}
+/** A stored display as the page shows it (C20). */
+export type DisplayView = DisplayRef;
 
 /** A fold's frontier (C12). */
 export interface FrontierView {

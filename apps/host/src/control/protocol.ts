@@ -1,3 +1,6 @@
+/** A stored display (C20) as control replies, live events and log views carry it. */
+export type { DisplayRef } from "../store/displays";
+
 /** A request on the control socket: an id the reply repeats, an operation and its fields. */
 export type ControlRequest =
   /** With `live` (and an execution_id), the cell's C16 output is pushed as `{event}` frames before the reply. */

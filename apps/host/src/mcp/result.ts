@@ -3,16 +3,7 @@
 // has no image. A cell that did not end ok or yielded is `isError: true`.
 import { renderCellResult, type CellResult } from "@klbr/driver";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-
-/** A stored display as the exec reply names it (CONTRACTS.md, C20). */
-export interface DisplayRef {
-  seq: number;
-  digest: string;
-  mimes: string[];
-  text: string;
-  images: Array<{ mime: string; digest: string; width: number | null; height: number | null; bytes: number }>;
-  omitted?: Record<string, number>;
-}
+import type { DisplayRef } from "../control/protocol";
 
 /** The exec reply of the control API, as much as this surface reads of it. */
 export interface ExecReply {

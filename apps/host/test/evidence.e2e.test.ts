@@ -22,7 +22,7 @@ describe("evidence.resolve through a real cell", () => {
       ].join("\n"),
     );
     expect(r.status).toBe("ok");
-    expect(resultOf(r)).toBe("(True, True, ['code', 'ended_at_ms', 'ended_by'])");
+    expect(resultOf(r)).toBe("(True, True, ['code', 'displays', 'displays_dropped'])");
     const [row] = host.db.select().from(hostRequests).where(eq(hostRequests.method, "evidence.resolve")).orderBy(desc(hostRequests.id)).limit(1).all();
     const reply = row!.reply as { kind: string; value: { truncated_bytes: number; results: unknown[] } };
     expect(reply.kind).toBe("ok");

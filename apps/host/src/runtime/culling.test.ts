@@ -44,6 +44,28 @@ describe("IdleCuller", () => {
     expect(a.shutdowns()).toBe(1);
   });
 
+  it("counts a cull only once its worker is gone (status never counts one it lists as stopping)", async () => {
+    const a = bench("a");
+    let finish!: () => void;
+    const stopping = new Promise<void>((r) => (finish = r));
+    const { shutdown } = a.bench.worker as unknown as { shutdown: () => Promise<unknown> };
+    (a.bench.worker as unknown as { shutdown: () => Promise<unknown> }).shutdown = async () => {
+      (a.bench.worker as unknown as { state: string }).state = "stopping";
+      await stopping;
+      return shutdown();
+    };
+    const { c, culled } = culler([a.bench]);
+    const sweep = c.sweep(a.bench.lastActiveMs + 1000);
+    await new Promise((r) => setTimeout(r, 10));
+    expect(a.bench.worker!.state).toBe("stopping");
+    expect(c.culled).toBe(0);
+    expect(culled).toEqual([]);
+    finish();
+    await sweep;
+    expect(c.culled).toBe(1);
+    expect(culled).toEqual(["a"]);
+  });
+
   it("never culls a session with a turn in progress, a queued cell, or a busy worker", async () => {
     const turn = bench("turn");
     const queued = bench("queued");

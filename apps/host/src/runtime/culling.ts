@@ -62,8 +62,10 @@ export class IdleCuller {
       const worker = bench.worker;
       if (!worker || worker.state !== "ready" || this.deps.turnRunning(bench.sessionId)) return;
       bench.endedFor = "idle_culled";
-      this.culled += 1;
       await worker.shutdown();
+      // Counted once the worker is gone, so `klbr status` never counts a cull whose workbench it
+      // still lists as `stopping`.
+      this.culled += 1;
       this.deps.onCulled(bench, idleMs);
     } finally {
       release();

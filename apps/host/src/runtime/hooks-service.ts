@@ -8,6 +8,7 @@ import type { HooksGeneration } from "./hooks-generation";
 import { newId } from "./ids";
 import type { HostLife } from "./lifecycle";
 import type { Notify } from "./notifier";
+import { hooksDeathReason, watchHooksLimitDeath } from "./limit-death";
 import { noteRuntimeVersion } from "./version-check";
 import type { WorkerLaunch } from "./worker-launch";
 
@@ -102,7 +103,10 @@ export class HooksService {
       gen.pinnedBy.add(live.id);
     }
     if (gen.worker.state === "dead") return { ok: false, reason: "hooks worker is not running", revision: gen.revision };
-    const completion = await gen.worker.invoke(slot, input as never);
+    const { worker } = gen;
+    const completion = await worker.invoke(slot, input as never);
+    // Dead now: a limit that ended it is this invoke's failure, not one between invokes.
+    if (worker.state === "dead") gen.diedInInvoke = true;
     if (completion.kind === "hook") return { ok: true, value: completion.value as Record<string, unknown>, revision: gen.revision };
     return { ok: false, reason: describeFailure(completion), revision: gen.revision };
   }
@@ -134,7 +138,8 @@ export class HooksService {
    */
   private restart(dead: HooksGeneration): Promise<void> {
     this.restarting ??= (async () => {
-      recordIncident(this.deps.db, "hooks.restart", { revision: dead.revision, reason: "worker not running" }, this.deps.now());
+      // C17: a limit that ended the worker is the reason (as in a workbench's kernel.reset).
+      recordIncident(this.deps.db, "hooks.restart", { revision: dead.revision, reason: (await hooksDeathReason(dead)) ?? "worker not running" }, this.deps.now());
       const replacement = await this.spawn({ path: dead.path, digest: dead.revision, epoch: dead.epoch });
       if (this.active === dead) this.install(replacement);
       else await replacement.worker.shutdown().catch(() => undefined);
@@ -162,7 +167,9 @@ export class HooksService {
       "hooks",
     );
     noteRuntimeVersion(db, worker, { role: "hooks", sessionId: HOOKS_SESSION }, this.deps.now());
-    return { worker, revision: release.digest, epoch: release.epoch, path: release.path, hooks: this.behaviour.manifestHooks(release.path), pinnedBy: new Set(), retired: false };
+    const gen: HooksGeneration = { worker, revision: release.digest, epoch: release.epoch, path: release.path, hooks: this.behaviour.manifestHooks(release.path), pinnedBy: new Set(), retired: false, diedInInvoke: false };
+    watchHooksLimitDeath(db, () => this.deps.now(), gen);
+    return gen;
   }
 
   private retire(gen: HooksGeneration): void {

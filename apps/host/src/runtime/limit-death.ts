@@ -2,6 +2,7 @@ import type { Worker, WorkerExit } from "@klbr/supervisor";
 import type { HostDb } from "../db/open";
 import { recordIncident } from "../store/incidents";
 import { limitReason } from "./completion";
+import type { HooksGeneration } from "./hooks-generation";
 import type { Workbench } from "./workbench";
 
 /**
@@ -37,8 +38,38 @@ function runsCellOf(bench: Workbench, worker: Worker): boolean {
   return live !== null && !live.ended && live.generation === worker.generation;
 }
 
+/**
+ * The same for a hooks worker (C17's limits apply to it too): its invokes are its cells. A limit
+ * that ends it during an invoke fails that invoke naming the limit (its caller records the
+ * outcome); one between invokes (a thread a hook left running) is this incident, kind
+ * `workbench.limit` with `role: "hooks"`, and the replacement's `hooks.restart` names the limit.
+ */
+export function watchHooksLimitDeath(db: HostDb, now: () => number, gen: HooksGeneration): void {
+  const { worker } = gen;
+  worker.onDeath((exit) => {
+    const limit = limitReason(exit);
+    if (limit === null || gen.diedInInvoke) return;
+    recordIncident(db, "workbench.limit", {
+      role: "hooks",
+      revision: gen.revision,
+      generation: worker.generation,
+      pid: worker.pid,
+      reason: limit,
+      detail: exit.detail ?? null,
+      between_cells: true,
+      exit: { code: exit.code, signal: exit.signal },
+    }, now());
+  });
+}
+
+/** The limit that ended a dead hooks worker, if one did (read from its exit, once announced). */
+export async function hooksDeathReason(gen: HooksGeneration): Promise<string | null> {
+  return limitReason(await gen.worker.exited);
+}
+
 function incidentDetail(bench: Workbench, worker: Worker, limit: string, exit: WorkerExit) {
   return {
+    role: "workbench",
     session_id: bench.sessionId,
     generation: worker.generation,
     pid: worker.pid,

@@ -10,6 +10,4 @@ export interface HooksGeneration {
   /** Executions that used this revision and have not ended; the worker lives until they do. */
   readonly pinnedBy: Set<string>;
   retired: boolean;
-  /** An invoke came back with this worker dead: a limit then ended it in that invoke, which failed naming it (see limit-death.ts). */
-  diedInInvoke: boolean;
 }

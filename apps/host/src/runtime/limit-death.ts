@@ -2,7 +2,6 @@ import type { Worker, WorkerExit } from "@klbr/supervisor";
 import type { HostDb } from "../db/open";
 import { recordIncident } from "../store/incidents";
 import { limitReason } from "./completion";
-import type { HooksGeneration } from "./hooks-generation";
 import type { Workbench } from "./workbench";
 
 /**
@@ -44,14 +43,13 @@ function runsCellOf(bench: Workbench, worker: Worker): boolean {
  * outcome); one between invokes (a thread a hook left running) is this incident, kind
  * `workbench.limit` with `role: "hooks"`, and the replacement's `hooks.restart` names the limit.
  */
-export function watchHooksLimitDeath(db: HostDb, now: () => number, gen: HooksGeneration): void {
-  const { worker } = gen;
+export function watchHooksLimitDeath(db: HostDb, now: () => number, worker: Worker, revision: string, invokes: HooksInvokes): void {
   worker.onDeath((exit) => {
     const limit = limitReason(exit);
-    if (limit === null || gen.diedInInvoke) return;
+    if (limit === null || invokes.diedIn(worker)) return;
     recordIncident(db, "workbench.limit", {
       role: "hooks",
-      revision: gen.revision,
+      revision,
       generation: worker.generation,
       pid: worker.pid,
       reason: limit,
@@ -62,9 +60,33 @@ export function watchHooksLimitDeath(db: HostDb, now: () => number, gen: HooksGe
   });
 }
 
+/**
+ * Which hooks workers died with an invoke out. The supervisor settles the invoke before it
+ * announces the death, and the caller may go on before or after that announcement: both an
+ * invoke still counted and one that came back to a dead worker say "in an invoke".
+ */
+export class HooksInvokes {
+  private readonly out = new WeakMap<Worker, number>();
+  private readonly died = new WeakSet<Worker>();
+
+  async run<T>(worker: Worker, invoke: () => Promise<T>): Promise<T> {
+    this.out.set(worker, (this.out.get(worker) ?? 0) + 1);
+    try {
+      return await invoke();
+    } finally {
+      this.out.set(worker, (this.out.get(worker) ?? 1) - 1);
+      if (worker.state === "dead") this.died.add(worker);
+    }
+  }
+
+  diedIn(worker: Worker): boolean {
+    return this.died.has(worker) || (this.out.get(worker) ?? 0) > 0;
+  }
+}
+
 /** The limit that ended a dead hooks worker, if one did (read from its exit, once announced). */
-export async function hooksDeathReason(gen: HooksGeneration): Promise<string | null> {
-  return limitReason(await gen.worker.exited);
+export async function hooksDeathReason(worker: Worker): Promise<string | null> {
+  return limitReason(await worker.exited);
 }
 
 function incidentDetail(bench: Workbench, worker: Worker, limit: string, exit: WorkerExit) {

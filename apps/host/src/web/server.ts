@@ -9,7 +9,7 @@ import { isIdentifier } from "@klbr/envelope";
 import { openLogViews, type PriceBook } from "../control/log-views";
 import { readRoutes } from "../runtime/routes-file";
 import { loadAssets, pageShell, webAssetsDir } from "./assets";
-import { cookieName, cookieOf, newToken, sameToken, setCookie } from "./auth";
+import { cookieName, cookieOf, headerToken, newToken, sameToken, setCookie } from "./auth";
 import { DaemonLink, sessionStates } from "./daemon";
 import { streamSession } from "./live";
 
@@ -106,15 +106,16 @@ export async function startWebServer(options: WebOptions): Promise<WebServer> {
     const url = new URL(req.url ?? "/", "http://localhost");
     const name = cookieName(port);
     const offered = url.searchParams.get("token");
-    if (offered !== null && sameToken(offered, token) && req.method === "GET") {
-      // Trade the token for the cookie and drop it from the address bar (and from history).
-      url.searchParams.delete("token");
-      res.writeHead(303, { ...SECURITY_HEADERS, "set-cookie": setCookie(name, token), location: `${url.pathname}${url.search}` });
-      res.end();
-      return;
-    }
+    // The printed URL answers by itself (a client without a cookie jar, curl or fetch, gets the
+    // page, as Jupyter's ?token= does) and sets the cookie for what follows; the page drops the
+    // token from the address bar. Only a read: a write never rides on a URL.
+    const byUrl = offered !== null && (req.method === "GET" || req.method === "HEAD") && sameToken(offered, token);
+    if (byUrl) res.setHeader("set-cookie", setCookie(name, token));
+    const header = headerToken(req);
     const cookie = cookieOf(req, name);
-    if (cookie === undefined || !sameToken(cookie, token)) return text(res, 401, "401 Unauthorized: open the URL `klbr web` printed (it carries the token)\n");
+    const authorized = byUrl || (header !== undefined && sameToken(header, token)) || (cookie !== undefined && sameToken(cookie, token));
+    if (!authorized) return text(res, 401, "401 Unauthorized: open the URL `klbr web` printed (it carries the token)\n");
+    if (byUrl) url.searchParams.delete("token");
     const path = url.pathname;
     const parts = path.split("/").filter(Boolean).map(decodeURIComponent);
     if (req.method === "POST") {

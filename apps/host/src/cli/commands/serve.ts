@@ -7,6 +7,8 @@ import { parseIdleTimeout, parseMaxCells, parseSpares } from "../pool-options";
 import { checkKlbrPython } from "../python-check";
 import { parseLogLevel, ServeLog } from "../serve-log";
 import { dataDirOf } from "../target";
+import { databaseChoice, type DatabaseChoice } from "../../db/database-url";
+import { HostError } from "../../errors";
 
 /**
  * `klbr serve`: the daemon. Stops cleanly (every worker tree, the log closed, exit 0) on SIGINT or
@@ -14,7 +16,7 @@ import { dataDirOf } from "../target";
  * before the host starts starts nothing, and one during the start stops the host it made.
  */
 export async function serveCommand(
-  opts: CommonOptions & { sandbox?: string; network?: string; route?: string; drive?: boolean; passEnv?: string[]; limit?: string[]; logLevel?: string; json?: boolean; spare?: string; idleTimeout?: string; liveOutput?: boolean; maxCellsPerTurn?: string; web?: string },
+  opts: CommonOptions & { sandbox?: string; network?: string; route?: string; drive?: boolean; passEnv?: string[]; limit?: string[]; logLevel?: string; json?: boolean; spare?: string; idleTimeout?: string; liveOutput?: boolean; maxCellsPerTurn?: string; web?: string; database?: string },
 ): Promise<number> {
   const stop = stopLatch();
   const log = new ServeLog(parseLogLevel(opts.logLevel), opts.json === true);
@@ -25,6 +27,8 @@ export async function serveCommand(
   // Limits too: `--limit memory=lots` is LIMITS_INVALID (64) before anything starts.
   const { limits } = limitSettings({ limit: opts.limit ?? [] });
   checkKlbrPython();
+  // C21: `--database URL` / KLBR_DATABASE_URL, refused before anything starts when it is not a PostgreSQL URL.
+  const database = databaseChoice(opts.database);
   // `--web HOST:PORT` (C23) is checked before anything starts, like every other option.
   const webListen = opts.web === undefined ? undefined : (await import("../../web/listen")).parseListen(opts.web);
   const { serveControl } = await import("../../control/server");
@@ -32,6 +36,7 @@ export async function serveCommand(
   const drive = await driveOption(dataDirOf(opts), opts);
   const startedAtMs = Date.now();
   if (stop.signal !== null) return stoppedBeforeStart(log, stop.signal);
+  if (database.kind === "postgres") await postgresNotYet(database);
   const host = await Host.start({ dataDir: dataDirOf(opts), sandbox: mode, network, drive, passEnv: opts.passEnv ?? [], limits, spares, liveOutput: opts.liveOutput !== false, ...(idleTimeoutMs !== undefined ? { idleTimeoutMs } : {}), ...(opts.workspace ? { workspace: opts.workspace } : {}) });
   // Asked to stop during the start: the host is stopped without ever being reachable.
   let server;
@@ -82,6 +87,17 @@ async function startWeb(
     await host.stop();
     throw error;
   }
+}
+
+/**
+ * PostgreSQL is reached and migrated (so a bad server is DATABASE_UNAVAILABLE now), but the host
+ * still keeps its records through the SQLite store only: refuse rather than serve SQLite quietly.
+ */
+async function postgresNotYet(database: Extract<DatabaseChoice, { kind: "postgres" }>): Promise<never> {
+  const { connectPostgres } = await import("../../store/pg/connect");
+  const pg = await connectPostgres(database, { max: 1 });
+  await pg.close();
+  throw new HostError("DATABASE_UNSUPPORTED", `${database.shown} answers, but this klbr serve keeps its records in SQLite only yet (C21's PostgreSQL store is not wired to the host)`);
 }
 
 /** A stop that came before the host started: nothing to stop, a clean exit all the same. */
@@ -149,6 +165,7 @@ export function register(program: Command): void {
     .option("--max-cells-per-turn <n>", "cells a model turn may run before it ends in a wait (C10; default 50)")
     .option("--spare <n>", "warm spare workbenches kept started for new sessions and restarts, 0 for none (C19)", "1")
     .option("--web <host:port>", "also serve the web view (C23) there, e.g. 127.0.0.1:8765; its URL with the token is the first line on stdout")
+    .option("--database <url>", "keep the records in this PostgreSQL database (postgres://USER@HOST:PORT/DB; default KLBR_DATABASE_URL, else SQLite in the data directory) (C21)")
     .option("--idle-timeout <duration>", "shut down a workbench idle this long (500ms, 30s, 5m, 2h; default off); its next cell starts a new generation (C19)")
     .action(run(async (cmd) => serveCommand(optionsOf(cmd))));
 }

@@ -205,7 +205,7 @@ async function answer(host: Host, req: ControlRequest): Promise<unknown> {
       // A client that names its cell can interrupt exactly it (Ctrl-C), queued or running.
       return host.execute(req.code, req.session, { ...(req.execution_id ? { executionId: req.execution_id } : {}), origin: req.origin ?? "exec" });
     case "blob_get":
-      return blobReply(host.db, req.digest);
+      return blobReply(host.store, req.digest);
     case "refuse_cell":
       return host.refuseCell(req.session ?? "root", req.bytes);
     case "say":

@@ -1,0 +1,57 @@
+import type { HostDb } from "../../db/open";
+import type Database from "better-sqlite3";
+import { sqliteLeases } from "../../store/leases";
+import type { TurnHost } from "../session";
+import type { Turns } from "../turns";
+import type { Wakes } from "../wakes";
+import type { Workbenches } from "../workbenches";
+import { hostIdOf } from "./identity";
+import { HostLeasing, type LeaseLog } from "./leasing";
+
+export type { HostLeasing };
+
+/** What the leasing is built from: the host's log, services and options. */
+export interface LeasingHost {
+  readonly db: HostDb;
+  readonly sqlite: Database.Database;
+  readonly dataDir: string;
+  readonly layout: { controlSocket: string };
+  readonly workbenches: Workbenches;
+  readonly wakes: Wakes;
+  readonly turns: Turns | null;
+  now(): number;
+}
+
+/** The default log of a host that was given none: one line on stderr. */
+const stderrLog: LeaseLog = (_level, _event, _fields, text) => void process.stderr.write(`klbr: ${text}\n`);
+
+/** The host's C21 leasing when it runs with leases (`klbr serve`, `--lease`), else null. */
+export function leasingOf(host: LeasingHost, options: { leaseMs?: number; log?: LeaseLog }): HostLeasing | null {
+  if (options.leaseMs === undefined) return null;
+  return new HostLeasing({
+    store: sqliteLeases(host.db, host.sqlite),
+    db: host.db,
+    hostId: hostIdOf(host.dataDir),
+    address: host.layout.controlSocket,
+    leaseMs: options.leaseMs,
+    now: () => host.now(),
+    log: options.log ?? stderrLog,
+    workbench: (sessionId) => host.workbenches.get(sessionId),
+    markEnded: (sessionId, reason) => host.workbenches.markEnded(sessionId, reason),
+    resumeWork: (sessionId) => {
+      host.wakes.restoreSession(sessionId);
+      host.turns?.kick(sessionId);
+    },
+  });
+}
+
+/**
+ * The turn host one session's turns see under leases: stopping, and its route calls aborted, also
+ * once this host lost the session, so a turn ends there and records nothing more (C21).
+ */
+export function sessionTurnHost(base: TurnHost, leasing: HostLeasing, sessionId: string): TurnHost {
+  return Object.create(base, {
+    stopping: { get: () => base.stopping || leasing.lost(sessionId) },
+    signal: { get: () => AbortSignal.any([base.signal, leasing.signalFor(sessionId)]) },
+  }) as TurnHost;
+}

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, expect, test } from "vitest";
 import { testDatabase } from "../../../test-support/postgres";
 import { migratePostgres, openPostgres, PG_MIGRATIONS, pgMigrationsFolder, type PgHost } from "../src/db/pg-open";
 import * as pgSchema from "../src/db/pg-schema";
+import { HOST_MIGRATIONS_TABLE, migrateHostDb, openSqlite } from "../src/db/open";
 
 let db: Awaited<ReturnType<typeof testDatabase>>;
 beforeAll(async () => {
@@ -52,6 +53,39 @@ test("the migrated database has exactly the columns pg-schema.ts declares (the m
     }
     expect(actual).toEqual(declared.sort());
   } finally {
+    await host.close();
+  }
+});
+
+// SQLite's declared type -> PostgreSQL's information_schema data_type, as pg-schema.ts maps them.
+const TYPES: Record<string, string[]> = { integer: ["bigint", "boolean"], text: ["text", "json"], blob: ["bytea"] };
+
+test("both dialects, migrated from nothing, hold the same tables and columns (a migration written for one only fails here)", async (ctx) => {
+  if (db.skip) return ctx.skip(db.skip);
+  const host = openPostgres(db.url!, { max: 1 });
+  const sqlite = openSqlite(":memory:");
+  try {
+    await migratePostgres(host.pool);
+    migrateHostDb(sqlite);
+    const { rows } = await host.pool.query<{ table_name: string; column_name: string; data_type: string; is_nullable: string }>(
+      "SELECT table_name, column_name, data_type, is_nullable FROM information_schema.columns WHERE table_schema = 'public' AND table_name <> $1",
+      [PG_MIGRATIONS.table],
+    );
+    const inPg = new Map(rows.map((r) => [`${r.table_name}.${r.column_name}`, { type: r.data_type, notNull: r.is_nullable === "NO" }]));
+    const tables = (sqlite.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> ?").all(HOST_MIGRATIONS_TABLE) as Array<{ name: string }>).map((t) => t.name);
+    const inSqlite = new Map<string, { type: string; notNull: boolean }>();
+    for (const table of tables) {
+      for (const c of sqlite.prepare(`SELECT name, type, "notnull", pk FROM pragma_table_info(?)`).all(table) as Array<{ name: string; type: string; notnull: number; pk: number }>) {
+        inSqlite.set(`${table}.${c.name}`, { type: c.type.toLowerCase(), notNull: c.notnull === 1 || c.pk === 1 });
+      }
+    }
+    expect([...inPg.keys()].sort()).toEqual([...inSqlite.keys()].sort());
+    for (const [column, lite] of inSqlite) {
+      const pgc = inPg.get(column)!;
+      expect({ column, type: TYPES[lite.type]?.includes(pgc.type) ? "compatible" : `${lite.type} vs ${pgc.type}`, notNull: pgc.notNull }).toEqual({ column, type: "compatible", notNull: lite.notNull });
+    }
+  } finally {
+    sqlite.close();
     await host.close();
   }
 });

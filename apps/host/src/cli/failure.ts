@@ -48,6 +48,10 @@ function hintFor(code: string, e: Coded, ctx: FailureContext): { hint: string | 
     case "SQLITE_CANTOPEN":
     case "SQLITE_PERM":
       return { hint: `${db} cannot be written: check its permissions and its directory's, or choose another --data-dir`, exit: EXIT.UNAVAILABLE };
+    case "DATABASE_URL_INVALID":
+      return { hint: "--database (KLBR_DATABASE_URL) is a PostgreSQL URL: postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE, or postgres://USER@/DATABASE?host=/run/postgresql for a socket; leave it out for SQLite", exit: EXIT.USAGE };
+    case "DATABASE_UNAVAILABLE":
+      return { hint: "check that PostgreSQL runs and that the URL's server, user, password and database are right (psql 'URL' -c 'select 1' tries the same)", exit: EXIT.UNAVAILABLE };
     case "SANDBOX_INVALID":
       return { hint: "--sandbox (KLBR_SANDBOX) is none or bwrap; --network (KLBR_SANDBOX_NETWORK) is on or off, and off needs --sandbox bwrap", exit: EXIT.USAGE };
     case "SANDBOX_DATA_IN_WORKSPACE":
@@ -111,7 +115,7 @@ function remoteHint(code: string, ctx: FailureContext): { hint: string | null; e
 }
 
 /** The codes a user can act on; an error wrapping one (a reply error around a spawn failure) is reported as it. */
-const ACTIONABLE = /^(E[A-Z]+|SQLITE_\w+|WORKER_(SPAWN_FAILED|EXITED_EARLY|HANDSHAKE_TIMEOUT)|PYTHON_NOT_FOUND|HOST_\w+|DATA_DIR_PERMISSIONS|DATABASE_CORRUPT|CELL_TOO_LARGE|CLI_USAGE)$/;
+const ACTIONABLE = /^(E[A-Z]+|SQLITE_\w+|WORKER_(SPAWN_FAILED|EXITED_EARLY|HANDSHAKE_TIMEOUT)|PYTHON_NOT_FOUND|HOST_\w+|DATA_DIR_PERMISSIONS|DATABASE_CORRUPT|DATABASE_URL_INVALID|DATABASE_UNAVAILABLE|CELL_TOO_LARGE|CLI_USAGE)$/;
 
 /** The error to report: the first in the cause chain whose code is actionable, else the outermost. */
 function reported(error: unknown): Coded {

@@ -36,6 +36,8 @@ export interface PgOpenOptions {
   max?: number;
   /** Where connection errors that no query is waiting on are reported (default: ignored). */
   onError?: (error: Error) => void;
+  /** Give up opening one connection after this long (default 10 s): a server that never answers is a connection error, not a hang. */
+  connectTimeoutMs?: number;
 }
 
 /**
@@ -48,7 +50,8 @@ export interface PgOpenOptions {
  */
 export function openPostgres(url: string, options: PgOpenOptions = {}): PgHost {
   const report = options.onError ?? (() => {});
-  const pool = new pg.Pool({ connectionString: url, max: options.max ?? 10 });
+  // keepAlive: a connection whose server vanished without a FIN (a host or network gone) is found dead by the kernel, not never.
+  const pool = new pg.Pool({ connectionString: url, max: options.max ?? 10, connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000, keepAlive: true });
   pool.on("error", report);
   pool.on("connect", (client) => client.on("error", report));
   const db = drizzle(pool, { schema: pgSchema });
@@ -88,7 +91,7 @@ export function isConnectionError(error: unknown): boolean {
   // drizzle wraps the driver's error (DrizzleQueryError "Failed query: ..."), keeping it as `cause`.
   for (let e = error as { code?: string; message?: string; cause?: unknown } | null, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
     if (e.code && (CONNECTION_STATES.has(e.code) || SOCKET_CODES.has(e.code))) return true;
-    if (/Connection terminated|not queryable|terminating connection/i.test(e.message ?? "")) return true;
+    if (/Connection terminated|not queryable|terminating connection|timeout exceeded when trying to connect/i.test(e.message ?? "")) return true;
   }
   return false;
 }

@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import { bigint, boolean, customType, index, json, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
+import type { ReleaseFile } from "./schema-artifacts";
 
 /**
  * The host's durable log in PostgreSQL (C21): the same tables, columns and indexes as the SQLite
@@ -465,4 +466,19 @@ export const blobs = pgTable("blobs", {
   bytes: bigint("bytes", { mode: "number" }).notNull(),
   data: bytea("data").notNull(),
   createdAtMs: bigint("created_at_ms", { mode: "number" }).notNull(),
+});
+
+/** Behaviour releases by digest (C21): schema-artifacts.ts says what each column holds. */
+export const releases = pgTable("releases", {
+  digest: text("digest").primaryKey(),
+  manifest: json("manifest").notNull(),
+  files: json("files").$type<ReleaseFile[]>().notNull(),
+  createdAtMs: bigint("created_at_ms", { mode: "number" }).notNull(),
+});
+
+/** Managed skills by id, SKILL.md's bytes in blobs (C21): schema-artifacts.ts. */
+export const managedSkills = pgTable("managed_skills", {
+  id: text("id").primaryKey(),
+  digest: text("digest").notNull(),
+  updatedAtMs: bigint("updated_at_ms", { mode: "number" }).notNull(),
 });

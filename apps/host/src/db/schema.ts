@@ -5,6 +5,8 @@ import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqli
 export { hosts, leases } from "./schema-hosts";
 // Display blobs (C20) too.
 export { blobs } from "./schema-blobs";
+// Releases and managed skills by digest (C21), their bytes in blobs.
+export { managedSkills, releases } from "./schema-artifacts";
 
 /**
  * The host's durable log. Every table is append-mostly: a row is written when the host

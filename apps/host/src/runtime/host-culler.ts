@@ -1,4 +1,6 @@
 import { IdleCuller } from "./culling";
+
+export { workbenchPool, type IdleCuller } from "./culling";
 import type { Notify } from "./notifier";
 import type { Workbenches } from "./workbenches";
 

@@ -4,6 +4,8 @@ import type Database from "better-sqlite3";
 import { resolvePython } from "@klbr/supervisor";
 import { migrateHostDb, openHostDatabase, type HostDb } from "../db/open";
 import { secureDataDir } from "../db/secure";
+import type { Store } from "../store/api";
+import { sqliteStore } from "../store/sqlite";
 import { dataLayout, defaultPythonDir, type DataLayout } from "../paths";
 import type { HostServices, Notification } from "../requests/context";
 import { HostSandbox } from "../sandbox/host-sandbox";
@@ -25,7 +27,6 @@ import { Notifier } from "./notifier";
 import { adoptedSources } from "./orientation-sources";
 import { peerRequestsSection } from "./peer-frontier";
 import { PeerSignals } from "./peer-signals";
-import { recoverAfterCrash } from "./recovery";
 import { RemoteNamespaces } from "./remote-service";
 import { RequestLog } from "./request-log";
 import type { TurnHost } from "./session";
@@ -34,12 +35,10 @@ import { SessionSkills, SkillsService } from "./skills-service";
 import { Status } from "./status";
 import { Turns } from "./turns";
 import { Wakes } from "./wakes";
-import { type IdleCuller, workbenchPool } from "./culling";
-import { hostIdleCuller } from "./host-culler";
+import { hostIdleCuller, workbenchPool, type IdleCuller } from "./host-culler";
 import type { HostOptions } from "./host-options";
 import { Workbenches } from "./workbenches";
-import { leasingOf, sessionTurnHost, type HostLeasing } from "./hosts/wire";
-import { openWaits } from "../store/waits";
+import { leaseFence, leasingOf, sessionTurnHost, startWithLeases, storeWithLeases, type HostLeasing } from "./hosts/wire";
 import { LiveOutputHub } from "./live-output";
 import { WorkerLaunch } from "./worker-launch";
 import { startHostTelemetry, type HostTelemetry } from "../telemetry";
@@ -55,6 +54,8 @@ export class Host {
   readonly dataDir: string;
   readonly db: HostDb;
   readonly sqlite: Database.Database;
+  /** The one Store every service reads and writes through (C21: async, one API for both dialects). */
+  readonly store: Store;
   readonly startedAtMs: number;
   /** The sandbox every worker and workspace.run command of this host runs in. */
   readonly sandbox: HostSandbox;
@@ -109,6 +110,7 @@ export class Host {
     try {
       this.sqlite = openHostDatabase(this.layout.database);
       this.db = migrateHostDb(this.sqlite);
+      this.store = storeWithLeases(sqliteStore(this.db, this.sqlite, options.fence ?? leaseFence(this)), this);
     } catch (error) {
       this.releaseLock();
       throw error;
@@ -154,10 +156,8 @@ export class Host {
       host.launch.limits = host.limits.mechanism;
       if (options.drive) host.turns = new Turns(host.turnHost(), host.layout.routes, options.drive === true ? {} : options.drive);
       host.hooks.migrate();
-      await host.leasing?.start();
       // With other hosts alive on the database (C21), sessions are recovered one by one as they are claimed.
-      const whole = !host.leasing || !(await host.leasing.othersAlive());
-      host.wakes.restore(whole ? recoverAfterCrash(host.db, host.now()).openWaits : openWaits(host.db));
+      const whole = await startWithLeases(host);
       for (const sessionId of stoppedPeerSessions(host.db)) host.workbenches.markClosed(sessionId);
       // Once per runtime version: later starts find it built (a failure is an incident, workers compile as before).
       await host.workbenches.prepareBytecode();

@@ -3,11 +3,11 @@ import { stopLatch } from "../../early-stop";
 import { optionsOf, run, type CommonOptions } from "../command";
 import { limitSettings } from "../../limits/settings";
 import { sandboxSettings } from "../../sandbox/settings";
-import { parseDatabase } from "../database-option";
 import { parseIdleTimeout, parseLease, parseMaxCells, parseSpares } from "../pool-options";
 import { checkKlbrPython } from "../python-check";
 import { parseLogLevel, ServeLog } from "../serve-log";
 import { dataDirOf } from "../target";
+import { databaseChoice, type DatabaseChoice } from "../../db/database-url";
 import { HostError } from "../../errors";
 
 /**
@@ -16,7 +16,7 @@ import { HostError } from "../../errors";
  * before the host starts starts nothing, and one during the start stops the host it made.
  */
 export async function serveCommand(
-  opts: CommonOptions & { sandbox?: string; network?: string; route?: string; drive?: boolean; passEnv?: string[]; limit?: string[]; logLevel?: string; json?: boolean; spare?: string; idleTimeout?: string; liveOutput?: boolean; maxCellsPerTurn?: string; web?: string; lease?: string; database?: string },
+  opts: CommonOptions & { sandbox?: string; network?: string; route?: string; drive?: boolean; passEnv?: string[]; limit?: string[]; logLevel?: string; json?: boolean; spare?: string; idleTimeout?: string; liveOutput?: boolean; maxCellsPerTurn?: string; web?: string; database?: string; lease?: string; sqliteFile?: string },
 ): Promise<number> {
   const stop = stopLatch();
   const log = new ServeLog(parseLogLevel(opts.logLevel), opts.json === true);
@@ -26,11 +26,11 @@ export async function serveCommand(
   const idleTimeoutMs = opts.idleTimeout === undefined ? undefined : parseIdleTimeout(opts.idleTimeout);
   // C21: every daemon holds its sessions by leases (10 s unless told), on its own log or a shared one.
   const leaseMs = parseLease(opts.lease ?? "10s");
-  const database = parseDatabase(opts.database);
-  if (database?.dialect === "postgres") throw new HostError("DATABASE_UNSUPPORTED", `this klbr cannot serve from PostgreSQL yet (${database.url.replace(/\/\/[^@/]*@/, "//***@")}); use a SQLite file`);
   // Limits too: `--limit memory=lots` is LIMITS_INVALID (64) before anything starts.
   const { limits } = limitSettings({ limit: opts.limit ?? [] });
   checkKlbrPython();
+  // C21: `--database URL` / KLBR_DATABASE_URL, refused before anything starts when it is not a PostgreSQL URL.
+  const database = databaseChoice(opts.database);
   // `--web HOST:PORT` (C23) is checked before anything starts, like every other option.
   const webListen = opts.web === undefined ? undefined : (await import("../../web/listen")).parseListen(opts.web);
   const { serveControl } = await import("../../control/server");
@@ -38,7 +38,8 @@ export async function serveCommand(
   const drive = await driveOption(dataDirOf(opts), opts);
   const startedAtMs = Date.now();
   if (stop.signal !== null) return stoppedBeforeStart(log, stop.signal);
-  const host = await Host.start({ dataDir: dataDirOf(opts), sandbox: mode, network, drive, passEnv: opts.passEnv ?? [], limits, spares, leaseMs, log: (level, event, fields, text) => log.event(level, event, fields, text), ...(database ? { database: database.file } : {}), liveOutput: opts.liveOutput !== false, ...(idleTimeoutMs !== undefined ? { idleTimeoutMs } : {}), ...(opts.workspace ? { workspace: opts.workspace } : {}) });
+  if (database.kind === "postgres") await postgresNotYet(database);
+  const host = await Host.start({ dataDir: dataDirOf(opts), sandbox: mode, network, drive, passEnv: opts.passEnv ?? [], limits, spares, leaseMs, log: (level, event, fields, text) => log.event(level, event, fields, text), ...(opts.sqliteFile ? { database: opts.sqliteFile } : {}), liveOutput: opts.liveOutput !== false, ...(idleTimeoutMs !== undefined ? { idleTimeoutMs } : {}), ...(opts.workspace ? { workspace: opts.workspace } : {}) });
   // Asked to stop during the start: the host is stopped without ever being reachable.
   let server;
   try {
@@ -88,6 +89,17 @@ async function startWeb(
     await host.stop();
     throw error;
   }
+}
+
+/**
+ * PostgreSQL is reached and migrated (so a bad server is DATABASE_UNAVAILABLE now), but the host
+ * still keeps its records through the SQLite store only: refuse rather than serve SQLite quietly.
+ */
+async function postgresNotYet(database: Extract<DatabaseChoice, { kind: "postgres" }>): Promise<never> {
+  const { connectPostgres } = await import("../../store/pg/connect");
+  const pg = await connectPostgres(database, { max: 1 });
+  await pg.close();
+  throw new HostError("DATABASE_UNSUPPORTED", `${database.shown} answers, but this klbr serve keeps its records in SQLite only yet (C21's PostgreSQL store is not wired to the host)`);
 }
 
 /** A stop that came before the host started: nothing to stop, a clean exit all the same. */
@@ -155,8 +167,9 @@ export function register(program: Command): void {
     .option("--max-cells-per-turn <n>", "cells a model turn may run before it ends in a wait (C10; default 50)")
     .option("--spare <n>", "warm spare workbenches kept started for new sessions and restarts, 0 for none (C19)", "1")
     .option("--web <host:port>", "also serve the web view (C23) there, e.g. 127.0.0.1:8765; its URL with the token is the first line on stdout")
+    .option("--database <url>", "keep the records in this PostgreSQL database (postgres://USER@HOST:PORT/DB; default KLBR_DATABASE_URL, else SQLite in the data directory) (C21)")
     .option("--lease <duration>", "how long this host's hold on a session lasts unrenewed (C21; 500ms to 1h, default 10s, renewed every 2s)")
-    .option("--database <file|url>", "the durable log: a SQLite file several hosts share (default: the data directory's own; KLBR_DATABASE_URL too)")
+    .option("--sqlite-file <file>", "keep the SQLite log in this file instead of the data directory's: hosts on one machine with their own data directories share it (C21)")
     .option("--idle-timeout <duration>", "shut down a workbench idle this long (500ms, 30s, 5m, 2h; default off); its next cell starts a new generation (C19)")
     .action(run(async (cmd) => serveCommand(optionsOf(cmd))));
 }

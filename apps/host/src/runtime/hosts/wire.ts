@@ -1,6 +1,9 @@
 import type { HostDb } from "../../db/open";
 import type Database from "better-sqlite3";
+import type { SessionFence, Store } from "../../store/api";
 import { sqliteLeases } from "../../store/leases";
+import { recoverAfterCrash } from "../../store/recovery";
+import { openWaits } from "../../store/waits";
 import type { TurnHost } from "../session";
 import type { Turns } from "../turns";
 import type { Wakes } from "../wakes";
@@ -54,4 +57,39 @@ export function sessionTurnHost(base: TurnHost, leasing: HostLeasing, sessionId:
     stopping: { get: () => base.stopping || leasing.lost(sessionId) },
     signal: { get: () => AbortSignal.any([base.signal, leasing.signalFor(sessionId)]) },
   }) as TurnHost;
+}
+
+/** The fence the host's store writes under: the key of the lease this host holds (or lost) for the session; null without leases. */
+export function leaseFence(host: { readonly leasing: HostLeasing | null }): SessionFence {
+  return { keyFor: (sessionId) => host.leasing?.leases.keyFor(sessionId) ?? null };
+}
+
+/**
+ * The store as the host's services use it: a LEASE_LOST from any of its writes stops that session
+ * on this host at once (C21), whichever service made the write; the caller gets the error as before.
+ */
+export function storeWithLeases<S extends Store>(store: S, host: { readonly leasing: HostLeasing | null }): S {
+  return new Proxy(store, {
+    get(target, name, receiver) {
+      const value = Reflect.get(target, name, receiver) as unknown;
+      if (typeof value !== "function") return value;
+      return (...args: unknown[]) => {
+        const result = (value as (...a: unknown[]) => unknown).apply(target, args);
+        if (result instanceof Promise) return result.catch((error: unknown) => (host.leasing?.writeFailed(error), Promise.reject(error)));
+        return result;
+      };
+    },
+  });
+}
+
+/**
+ * The start's recovery with leases: register and start renewing, then recover the whole log only
+ * when no other host is alive on it (otherwise each session is recovered when it is claimed), and
+ * set the wait timers again. Returns whether the whole log was recovered.
+ */
+export async function startWithLeases(host: LeasingHost & { readonly leasing: HostLeasing | null }): Promise<boolean> {
+  await host.leasing?.start();
+  const whole = !host.leasing || !(await host.leasing.othersAlive());
+  host.wakes.restore(whole ? recoverAfterCrash(host.db, host.now()).openWaits : openWaits(host.db));
+  return whole;
 }

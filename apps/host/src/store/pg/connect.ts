@@ -1,0 +1,34 @@
+import { migratePostgres, openPostgres, type PgHost, type PgOpenOptions } from "../../db/pg-open";
+import type { DatabaseChoice } from "../../db/database-url";
+import { HostError } from "../../errors";
+import { pgRead, type ReconnectPolicy } from "./tx";
+
+/** How long a starting host waits for PostgreSQL (a server still starting, as in a compose file) before DATABASE_UNAVAILABLE. */
+export const START_WAIT: ReconnectPolicy = { deadlineMs: 5_000, pauseMs: 50, maxPauseMs: 500 };
+
+/**
+ * Open the pool of `choice` and apply the migrations under the advisory lock (pg-open.ts), as a
+ * host does at start. A server that does not answer within `wait`, refuses the login, or has no
+ * such database is DATABASE_UNAVAILABLE naming the URL (its password hidden) and what PostgreSQL
+ * said; the pool is closed then, so a failed start leaves no connection behind.
+ */
+export async function connectPostgres(choice: Extract<DatabaseChoice, { kind: "postgres" }>, options: PgOpenOptions & { wait?: ReconnectPolicy } = {}): Promise<PgHost> {
+  const host = openPostgres(choice.url, options);
+  try {
+    // The migrations run in one transaction: a connection cut in the middle applied none of it.
+    await pgRead(() => migratePostgres(host.pool), options.wait ?? START_WAIT);
+    return host;
+  } catch (error) {
+    await host.close().catch(() => {});
+    throw cannotUse(choice.shown, error);
+  }
+}
+
+function cannotUse(shown: string, error: unknown): HostError {
+  const e = error as { code?: unknown; message?: string; cause?: { message?: string; code?: unknown } };
+  const inner = e instanceof HostError && e.code === "DATABASE_UNAVAILABLE" && e.cause ? e.cause : e;
+  const state = typeof inner.code === "string" && /^[0-9A-Z]{5}$/.test(inner.code) ? ` (SQLSTATE ${inner.code})` : typeof inner.code === "string" ? ` (${inner.code})` : "";
+  const wrapped = new HostError("DATABASE_UNAVAILABLE", `cannot use PostgreSQL at ${shown}: ${inner.message ?? String(inner)}${state}`);
+  (wrapped as { cause?: unknown }).cause = error;
+  return wrapped;
+}

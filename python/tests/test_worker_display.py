@@ -171,6 +171,28 @@ def test_the_last_value_is_shown_when_rich_and_keeps_its_result_record(bench):
     assert bench.run("Rich").displays == []  # a class has no rich representation of its own
 
 
+def test_a_last_value_whose_formatters_all_return_none_is_not_shown(bench):
+    # Its methods exist but give nothing (pandas' _repr_latex_ off, a _repr_html_ that declines):
+    # it has no rich representation, so only its result record stands; display() still shows it.
+    code = (
+        "class Declines:\n"
+        "    def __repr__(self): return 'Declines()'\n"
+        "    def _repr_html_(self): return None\n"
+        "    def _repr_png_(self): return None\n"
+        "class PlainBundle:\n"
+        "    def __repr__(self): return 'PlainBundle()'\n"
+        "    def _repr_mimebundle_(self, include=None, exclude=None): return {'text/plain': 'just text'}\n"
+    )
+    assert bench.run(code).result["status"] == "ok"
+    cell = bench.run("Declines()")
+    assert cell.displays == [] and cell.result["output"] == [{"stream": "result", "text": "Declines()"}]
+    assert bench.run("PlainBundle()").displays == []
+    shown = bench.run("display(Declines())")
+    assert [d["data"] for d in shown.displays] == [{"text/plain": "Declines()"}]
+    # One with something besides text/plain is shown, even when that is all klbr/omitted names.
+    assert [d["data"]["text/plain"] for d in bench.run("Big(5 * 1024 * 1024)").displays] == ["Big(5242880)"]
+
+
 def test_a_raising_repr_method_is_skipped_with_a_stderr_line_and_the_cell_goes_on(bench):
     cell = bench.run("display(Raises())\nprint('after')")
     assert cell.result["status"] == "ok"
@@ -180,9 +202,10 @@ def test_a_raising_repr_method_is_skipped_with_a_stderr_line_and_the_cell_goes_o
 
 
 def test_what_a_type_cannot_carry_is_skipped_non_bytes_png_included(bench):
-    cell = bench.run("NotBytes()")
+    cell = bench.run("display(NotBytes())")
     assert cell.result["status"] == "ok"
     assert list(cell.displays[0]["data"]) == ["text/plain"]
+    assert bench.run("NotBytes()").displays == []  # as a last value: nothing rich came of it
     stderr = cell.text("stderr")
     assert "NotBytes._repr_png_ returned a str that is not base64 of image/png; skipped" in stderr
     assert "NotBytes._repr_jpeg_ returned bytes that are not image/jpeg; skipped" in stderr

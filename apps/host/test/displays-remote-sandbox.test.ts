@@ -49,7 +49,7 @@ describe.skipIf(!sshd)("a remote cell's displays (real sshd on loopback)", () =>
     expect(report.displays_dropped).toBe(10);
     const image = report.displays[1]!.images[0]!;
     expect(image).toMatchObject({ mime: "image/png", width: 11, height: 3 });
-    expect(Buffer.from(blobReply(host.db, image.digest).base64, "base64").readUInt32BE(16)).toBe(11);
+    expect(Buffer.from((await blobReply(host.store, image.digest)).base64, "base64").readUInt32BE(16)).toBe(11);
     expect(seen.filter((e) => e.execution_id === report.id).map((e) => e.display)).toEqual(report.displays);
   }, 300_000);
 });
@@ -70,7 +70,7 @@ describe.skipIf(!HAS_BWRAP)("a sandboxed workbench's displays (bwrap, network of
       [2, 3],
       [640, 480],
     ]);
-    const png = Buffer.from(blobReply(host.db, report.displays[1]!.images[0]!.digest).base64, "base64");
+    const png = Buffer.from((await blobReply(host.store, report.displays[1]!.images[0]!.digest)).base64, "base64");
     expect(png.readUInt32BE(16)).toBe(640);
   }, 120_000);
 });

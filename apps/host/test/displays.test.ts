@@ -45,11 +45,11 @@ describe("a cell's displays on its record", () => {
     expect(r.displays[1]!.digest).toBe(r.displays[0]!.digest);
     expect(r.displays[3]!.digest).toBe(r.displays[0]!.digest);
     expect(blobCount() - before).toBeLessThanOrEqual(3);
-    const bytes = Buffer.from(blobReply(host.db, image.digest).base64, "base64");
+    const bytes = Buffer.from((await blobReply(host.store, image.digest)).base64, "base64");
     expect(sha(bytes)).toBe(image.digest);
     expect(bytes.length).toBe(image.bytes);
     expect(bytes.subarray(1, 4).toString()).toBe("PNG");
-    const bundle = blobReply(host.db, r.displays[0]!.digest);
+    const bundle = await blobReply(host.store, r.displays[0]!.digest);
     expect(bundle.media_type).toBe("application/vnd.klbr.display+json");
     const doc = JSON.parse(Buffer.from(bundle.base64, "base64").toString());
     expect(doc).toEqual({ data: { "text/plain": "<Picture 3x2>" }, images: { "image/png": image.digest }, metadata: {} });
@@ -86,7 +86,7 @@ describe("a cell's displays on its record", () => {
       expect(shown.map((e) => e.display)).toEqual(r.displays);
       expect(shown[0]).toMatchObject({ execution_id: id, session: "root", session_id: "root" });
       // What a watcher is told about can be fetched at once (stored before it was published).
-      expect(blobReply(host.db, shown[0]!.display.images[0]!.digest).media_type).toBe("image/png");
+      expect((await blobReply(host.store, shown[0]!.display.images[0]!.digest)).media_type).toBe("image/png");
     } finally {
       stop();
     }

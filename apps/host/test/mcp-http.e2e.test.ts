@@ -50,6 +50,8 @@ describe("the HTTP endpoint", () => {
     expect(await none.text()).toContain("MCP_UNAUTHORIZED");
     expect((await post({ authorization: `Bearer ${token}x` })).status).toBe(401);
     expect((await post({ authorization: token })).status).toBe(401);
+    // The scheme is case-insensitive (RFC 9110): a client that writes "bearer" is let in.
+    expect((await post({ authorization: `bearer ${token}` })).status).toBe(200);
     expect((await post({ authorization: `Bearer ${token}` }, "/other")).status).toBe(404);
     // The SDK client without the token cannot even initialize.
     await expect(httpClient(server.url, "not-the-token")).rejects.toThrow(/401|Unauthorized/i);

@@ -48,7 +48,7 @@ describe.each(["chat", "responses", "anthropic"] as const)("%s route", (api) => 
     const cell = host.db.select().from(executions).all().find((e) => e.code === PLOT)!;
     expect(cell.origin).toBe("model");
     const [display] = cell.displays as Array<{ images: Array<{ digest: string }> }>;
-    const base64 = blobReply(host.db, display!.images[0]!.digest).base64;
+    const base64 = (await blobReply(host.store, display!.images[0]!.digest)).base64;
     const second = server.requests[1]!.body;
     expect(second).toContain("<Picture 9x7>");
     expect(second).toMatch(/\[image\/png 9x7 · \d+ B · sha256:[0-9a-f]{12}\]/);
@@ -71,7 +71,7 @@ describe.each(["chat", "responses", "anthropic"] as const)("%s route", (api) => 
     await host.turns!.idle();
     const cell = host.db.select().from(executions).where(eq(executions.origin, "model")).all().at(-1)!;
     const [display] = cell.displays as Array<{ images: Array<{ digest: string }> }>;
-    const base64 = blobReply(host.db, display!.images[0]!.digest).base64;
+    const base64 = (await blobReply(host.store, display!.images[0]!.digest)).base64;
     const second = server.requests[1]!.body;
     expect(second).toMatch(/\[image\/png 9x7 · \d+ B · sha256:[0-9a-f]{12}\]/);
     expect(second).not.toContain(base64);

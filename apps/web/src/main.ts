@@ -3,6 +3,13 @@ import { renderSession } from "./session-page";
 import { renderSessions } from "./sessions-page";
 import type { SessionData, SessionsData } from "./types";
 
+// The token came in the URL `klbr web` printed; the cookie carries it from here: out of the address bar and history.
+const here = new URL(location.href);
+if (here.searchParams.has("token")) {
+  here.searchParams.delete("token");
+  history.replaceState(history.state, "", `${here.pathname}${here.search}${here.hash}`);
+}
+
 const data = JSON.parse(document.getElementById("klbr-data")!.textContent!) as SessionsData | SessionData;
 const root = document.getElementById("app")!;
 if (data.page === "sessions") renderSessions(root, data);

@@ -369,10 +369,12 @@ class Displays:
         for obj in objs:
             self.show(obj, extra)
 
-    def show(self, obj: Any, extra: dict | None = None, plain: str | None = None) -> None:
+    def show(self, obj: Any, extra: dict | None = None, plain: str | None = None, rich_only: bool = False) -> None:
         """Send ``obj``'s bundle (``extra`` over its metadata) as the running cell's next display.
 
         ``plain``: its ``text/plain`` when already known (the last value's repr, made once).
+        ``rich_only``: only when the bundle has a type besides ``text/plain`` (the last value: one
+        whose formatters all gave None has no rich representation, and its result record says it all).
         """
         operation_id = self._owner()
         if operation_id is None:
@@ -384,6 +386,8 @@ class Displays:
                 self._dropped += 1  # counted, never formatted: a display loop costs nothing more
                 return
         data, metadata, sizes = bundle(obj, plain)
+        if rich_only and len(data) == 1:
+            return  # text/plain alone (bundle() always gives it)
         if extra:
             metadata.update(extra)
         if self.before_send is not None:

@@ -723,7 +723,7 @@ class Worker:
                         from .display import has_rich
 
                         if has_rich(value):  # shown the same way as display(value) (C20), its repr made once
-                            displays.show(value, None, text)
+                            displays.show(value, None, text, rich_only=True)
             finally:
                 self._disarm(fg)
         except WaitYield:

@@ -1,11 +1,12 @@
 import { chmodSync, existsSync, unlinkSync } from "node:fs";
 import { createConnection, createServer, type Server, type Socket } from "node:net";
 import { ATTENTION_SOURCES, isIdentifier } from "@klbr/envelope";
-import { encodeFrame, FrameDecoder } from "@klbr/frame";
+import { FrameDecoder } from "@klbr/frame";
 import { HostError } from "../errors";
 import type { Host } from "../runtime/host";
 import type { LiveOutputHub } from "../runtime/live-output";
 import { blobReply } from "./blob-get";
+import { fitFrame } from "./fit";
 import { ConnectionLiveOutput } from "./live";
 import { logPage } from "./log-page";
 import { LOG_PAGE_DEFAULT_SIZE, LOG_PAGE_MAX_SIZE, MAX_SOCKET_PATH_BYTES, type ControlMessage, type ControlRequest } from "./protocol";
@@ -56,8 +57,10 @@ export async function serveControl(host: Host, path: string, live?: LiveOutputHu
 function handleConnection(host: Host, socket: Socket, hub: LiveOutputHub | undefined): void {
   const decoder = new FrameDecoder();
   let unsubscribe: (() => void) | null = null;
+  // Fitted to one frame: a reply or event past 1 MiB is cut or refused, never thrown (it would end the daemon).
   const send = (message: ControlMessage) => {
-    if (!socket.destroyed) socket.write(encodeFrame(message));
+    const frame = socket.destroyed ? null : fitFrame(message);
+    if (frame) socket.write(frame);
   };
   const live = new ConnectionLiveOutput(hub, socket, send);
   const refuse = (id: number | null, error: { code?: string; message: string }) =>
@@ -202,7 +205,7 @@ async function answer(host: Host, req: ControlRequest): Promise<unknown> {
       // A client that names its cell can interrupt exactly it (Ctrl-C), queued or running.
       return host.execute(req.code, req.session, { ...(req.execution_id ? { executionId: req.execution_id } : {}), origin: req.origin ?? "exec" });
     case "blob_get":
-      return blobReply(host.db, req.digest);
+      return blobReply(host.store, req.digest);
     case "refuse_cell":
       return host.refuseCell(req.session ?? "root", req.bytes);
     case "say":

@@ -31,6 +31,15 @@ export function mcpToken(env: NodeJS.ProcessEnv = process.env): { token: string;
   return { token: randomBytes(24).toString("base64url"), fromEnv: false };
 }
 
+/** Whether an Authorization header carries `token` as a Bearer credential (the scheme is case-insensitive, RFC 9110 11.1), compared in constant time. */
+export function bearerMatches(header: string | undefined, token: string): boolean {
+  const m = /^bearer[ \t]+(\S+)[ \t]*$/i.exec(header ?? "");
+  if (!m) return false;
+  const given = Buffer.from(m[1]!);
+  const expected = Buffer.from(token);
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
 /** A running HTTP server: its URL, and the stop (interrupts calls in flight, then closes). */
 export interface McpHttp {
   readonly url: string;
@@ -45,11 +54,7 @@ interface Session {
 /** Serve MCP over Streamable HTTP; every request must carry `Authorization: Bearer <token>`. */
 export async function serveHttp(link: DaemonLink, listen: { host: string; port: number }, token: string, session?: string): Promise<McpHttp> {
   const sessions = new Map<string, Session>();
-  const expected = Buffer.from(`Bearer ${token}`);
-  const authorized = (req: IncomingMessage) => {
-    const given = Buffer.from(req.headers.authorization ?? "");
-    return given.length === expected.length && timingSafeEqual(given, expected);
-  };
+  const authorized = (req: IncomingMessage) => bearerMatches(req.headers.authorization, token);
   const http = createServer((req, res) => {
     handle(req, res).catch((error: Error) => {
       if (!res.headersSent) reply(res, 500, { jsonrpc: "2.0", error: { code: -32603, message: `MCP_HTTP: ${error.message}` }, id: null });

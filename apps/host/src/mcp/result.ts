@@ -2,6 +2,7 @@
 // carries, @klbr/driver's rendering), then each display (C20) as image content, or as text when it
 // has no image. A cell that did not end ok or yielded is `isError: true`.
 import { renderCellResult, type CellResult } from "@klbr/driver";
+import { frameOmitted } from "@klbr/transcript";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { DisplayRef } from "../control/protocol";
 
@@ -44,10 +45,13 @@ export function cellText(reply: ExecReply): string {
 export async function cellResult(reply: ExecReply, fetchBlob: FetchBlob, notes: string[] = []): Promise<CallToolResult> {
   const content: CallToolResult["content"] = [{ type: "text", text: cellText(reply) }];
   for (const display of reply.displays ?? []) {
+    // What did not fit the display's frame (klbr/omitted) is said, as the model's result frame says it.
+    const omitted = Object.entries(display.omitted ?? {}).map(([mime, bytes]) => frameOmitted(mime, bytes));
     if (display.images.length === 0) {
-      content.push({ type: "text", text: display.text });
+      content.push({ type: "text", text: [display.text, ...omitted].join("\n") });
       continue;
     }
+    if (omitted.length > 0) content.push({ type: "text", text: omitted.join("\n") });
     for (const image of display.images) {
       try {
         const blob = await fetchBlob(image.digest);

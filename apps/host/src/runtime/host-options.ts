@@ -1,12 +1,15 @@
 import type { ResourceLimits } from "@klbr/supervisor";
 import type { HostTelemetryOptions } from "../telemetry";
 import type { SandboxMode } from "../sandbox/settings";
+import type { SessionFence } from "../store/api";
 import type { DriveOptions } from "./turns";
 
 /** How a host is set up. */
 export interface HostOptions {
   /** The data directory: durable log, releases, managed skills, control socket. */
   dataDir: string;
+  /** Which lease each session's writes are fenced by (C21); none: every write as one host does it. */
+  fence?: SessionFence;
   /** The workspace commands run in; defaults to the current directory. */
   workspace?: string;
   /** The directory holding the Python `klbr` runtime and the default behaviour source. */

@@ -4,6 +4,8 @@ import type Database from "better-sqlite3";
 import { resolvePython } from "@klbr/supervisor";
 import { migrateHostDb, openHostDatabase, type HostDb } from "../db/open";
 import { secureDataDir } from "../db/secure";
+import { NO_FENCE, type Store } from "../store/api";
+import { sqliteStore } from "../store/sqlite";
 import { dataLayout, defaultPythonDir, type DataLayout } from "../paths";
 import type { HostServices, Notification } from "../requests/context";
 import { HostSandbox } from "../sandbox/host-sandbox";
@@ -25,7 +27,7 @@ import { Notifier } from "./notifier";
 import { adoptedSources } from "./orientation-sources";
 import { peerRequestsSection } from "./peer-frontier";
 import { PeerSignals } from "./peer-signals";
-import { recoverAfterCrash } from "./recovery";
+import { recoverAfterCrash } from "../store/recovery";
 import { RemoteNamespaces } from "./remote-service";
 import { RequestLog } from "./request-log";
 import type { TurnHost } from "./session";
@@ -52,6 +54,8 @@ export class Host {
   readonly dataDir: string;
   readonly db: HostDb;
   readonly sqlite: Database.Database;
+  /** The one Store every service reads and writes through (C21: async, one API for both dialects). */
+  readonly store: Store;
   readonly startedAtMs: number;
   /** The sandbox every worker and workspace.run command of this host runs in. */
   readonly sandbox: HostSandbox;
@@ -104,6 +108,7 @@ export class Host {
     try {
       this.sqlite = openHostDatabase(this.layout.database);
       this.db = migrateHostDb(this.sqlite);
+      this.store = sqliteStore(this.db, this.sqlite, options.fence ?? NO_FENCE);
     } catch (error) {
       this.releaseLock();
       throw error;

@@ -1,5 +1,5 @@
-// The web view's one secret (C23): a token in the URL `klbr web` prints, traded at once for an
-// HttpOnly cookie, as Jupyter does; without either every request is 401.
+// The web view's one secret (C23): a token in the URL `klbr web` prints, which sets an HttpOnly
+// cookie, as Jupyter's does (or an `Authorization: token` header); without one every request is 401.
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 
@@ -27,6 +27,12 @@ export function cookieOf(req: IncomingMessage, name: string): string | undefined
     if (at > 0 && part.slice(0, at).trim() === name) return part.slice(at + 1).trim();
   }
   return undefined;
+}
+
+/** The token of an `Authorization: token <T>` (Jupyter's) or `Bearer <T>` header, schemes case-insensitive; else undefined. */
+export function headerToken(req: IncomingMessage): string | undefined {
+  const m = /^(?:token|bearer)[ \t]+(\S+)[ \t]*$/i.exec(req.headers.authorization ?? "");
+  return m ? m[1] : undefined;
 }
 
 /** The Set-Cookie header that keeps the token for the rest of the browser session. */

@@ -4,14 +4,12 @@
 import { statSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import Database from "better-sqlite3";
 import type { UsagePrices } from "@klbr/usage";
 import { isIdentifier } from "@klbr/envelope";
-import { cellPage, cellView, displayImage, frontierList, listSessions, requestPage, sessionSummary, type PriceBook } from "../control/log-views";
-import { requestView } from "../control/request-view";
+import { openLogViews, type PriceBook } from "../control/log-views";
 import { readRoutes } from "../runtime/routes-file";
 import { loadAssets, pageShell, webAssetsDir } from "./assets";
-import { cookieName, cookieOf, newToken, sameToken, setCookie } from "./auth";
+import { cookieName, cookieOf, headerToken, newToken, sameToken, setCookie } from "./auth";
 import { DaemonLink, sessionStates } from "./daemon";
 import { streamSession } from "./live";
 
@@ -80,28 +78,27 @@ const pageNumber = (v: string | null): number | undefined => (v !== null && /^\d
 export async function startWebServer(options: WebOptions): Promise<WebServer> {
   const token = options.token ?? (process.env.KLBR_WEB_TOKEN || newToken());
   const assets = loadAssets(options.assetsDir ?? webAssetsDir());
-  const sqlite = new Database(options.database, { readonly: true, fileMustExist: true });
-  sqlite.pragma("busy_timeout = 5000");
+  const views = openLogViews(options.database);
   const prices = priceBook(options.routesFile);
   const link = new DaemonLink(options.controlSocket);
   let port = 0;
 
   const sessionData = async (id: string, url: URL) => {
-    const summary = sessionSummary(sqlite, id, prices());
+    const summary = await views.sessionSummary(id, prices());
     if (!summary) return null;
     const state = (await sessionStates(link))?.get(id) ?? null;
     return {
       session: { ...summary, state: state?.state ?? null, running: state?.running ?? null },
       daemon: state !== null,
-      requests: requestPage(sqlite, id, prices(), { page: pageNumber(url.searchParams.get("requests")) }),
-      cells: cellPage(sqlite, id, { page: pageNumber(url.searchParams.get("cells")) }),
-      frontiers: frontierList(sqlite, id),
+      requests: await views.requestPage(id, prices(), { page: pageNumber(url.searchParams.get("requests")) }),
+      cells: await views.cellPage(id, { page: pageNumber(url.searchParams.get("cells")) }),
+      frontiers: await views.frontierList(id),
       prices: Object.fromEntries(prices()),
     };
   };
   const sessionsData = async () => {
     const states = await sessionStates(link);
-    const sessions = listSessions(sqlite, prices()).map((s) => ({ ...s, state: states?.get(s.session_id)?.state ?? null }));
+    const sessions = (await views.listSessions(prices())).map((s) => ({ ...s, state: states?.get(s.session_id)?.state ?? null }));
     return { sessions, daemon: states !== null, prices: Object.fromEntries(prices()) };
   };
 
@@ -109,15 +106,16 @@ export async function startWebServer(options: WebOptions): Promise<WebServer> {
     const url = new URL(req.url ?? "/", "http://localhost");
     const name = cookieName(port);
     const offered = url.searchParams.get("token");
-    if (offered !== null && sameToken(offered, token) && req.method === "GET") {
-      // Trade the token for the cookie and drop it from the address bar (and from history).
-      url.searchParams.delete("token");
-      res.writeHead(303, { ...SECURITY_HEADERS, "set-cookie": setCookie(name, token), location: `${url.pathname}${url.search}` });
-      res.end();
-      return;
-    }
+    // The printed URL answers by itself (a client without a cookie jar, curl or fetch, gets the
+    // page, as Jupyter's ?token= does) and sets the cookie for what follows; the page drops the
+    // token from the address bar. Only a read: a write never rides on a URL.
+    const byUrl = offered !== null && (req.method === "GET" || req.method === "HEAD") && sameToken(offered, token);
+    if (byUrl) res.setHeader("set-cookie", setCookie(name, token));
+    const header = headerToken(req);
     const cookie = cookieOf(req, name);
-    if (cookie === undefined || !sameToken(cookie, token)) return text(res, 401, "401 Unauthorized: open the URL `klbr web` printed (it carries the token)\n");
+    const authorized = byUrl || (header !== undefined && sameToken(header, token)) || (cookie !== undefined && sameToken(cookie, token));
+    if (!authorized) return text(res, 401, "401 Unauthorized: open the URL `klbr web` printed (it carries the token)\n");
+    if (byUrl) url.searchParams.delete("token");
     const path = url.pathname;
     const parts = path.split("/").filter(Boolean).map(decodeURIComponent);
     if (req.method === "POST") {
@@ -146,11 +144,11 @@ export async function startWebServer(options: WebOptions): Promise<WebServer> {
     }
     if (parts[1] === "sessions" && parts[3] === "live" && parts.length === 4 && isIdentifier(parts[2]!)) return streamSession(link, parts[2]!, req, res);
     if (parts[1] === "requests" && parts.length === 3 && isIdentifier(parts[2]!)) {
-      const view = requestView(sqlite, parts[2]!);
+      const view = await views.requestView(parts[2]!);
       return view ? json(res, view) : json(res, { error: { code: "WEB_NOT_FOUND", message: `no model request ${parts[2]}` } }, 404);
     }
     if (parts[1] === "images" && parts.length === 3) {
-      const image = displayImage(sqlite, parts[2]!);
+      const image = await views.displayImage(parts[2]!);
       if (!image) return text(res, 404, "404: no such image\n");
       // Content-addressed: the bytes of a digest never change.
       res.writeHead(200, { ...SECURITY_HEADERS, "content-type": image.media_type, "content-length": image.data.length, "cache-control": "private, max-age=31536000, immutable" });
@@ -158,7 +156,7 @@ export async function startWebServer(options: WebOptions): Promise<WebServer> {
       return;
     }
     if (parts[1] === "cells" && parts.length === 3 && isIdentifier(parts[2]!)) {
-      const view = cellView(sqlite, parts[2]!);
+      const view = await views.cellView(parts[2]!);
       return view ? json(res, view) : json(res, { error: { code: "WEB_NOT_FOUND", message: `no cell ${parts[2]}` } }, 404);
     }
     return text(res, 404, "404: not found\n");
@@ -196,7 +194,7 @@ export async function startWebServer(options: WebOptions): Promise<WebServer> {
       server.listen(options.port ?? 0, options.host ?? "127.0.0.1", () => resolve());
     });
   } catch (error) {
-    sqlite.close();
+    await views.close();
     throw error;
   }
   port = (server.address() as AddressInfo).port;
@@ -210,7 +208,7 @@ export async function startWebServer(options: WebOptions): Promise<WebServer> {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await link.close();
-      sqlite.close();
+      await views.close();
     },
   };
 }

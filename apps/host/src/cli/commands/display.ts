@@ -16,18 +16,8 @@ export async function displayGetCommand(digest: string, opts: CommonOptions & { 
   if (opts.output === undefined || opts.output === "") throw new HostError("CLI_USAGE", "say where to write it: -o FILE (or -o - for stdout)");
   const file = dataLayout(dataDirOf(opts)).database;
   if (!existsSync(file)) throw new HostError("HOST_NOT_RUNNING", `no klbr database at ${file}; run \`klbr init\` first`);
-  const { default: Database } = await import("better-sqlite3");
-  const { drizzle } = await import("drizzle-orm/better-sqlite3");
-  const schema = await import("../../db/schema");
-  const { resolveBlob } = await import("../../store/blobs");
-  const sqlite = new Database(file, { readonly: true, fileMustExist: true });
-  let blob;
-  try {
-    sqlite.pragma("busy_timeout = 5000");
-    blob = resolveBlob(drizzle(sqlite, { schema }), digest);
-  } finally {
-    sqlite.close();
-  }
+  const { readOnlyBlob } = await import("../../control/blob-get");
+  const blob = await readOnlyBlob(file, digest);
   if (opts.output === "-") {
     process.stdout.write(blob.data);
   } else {

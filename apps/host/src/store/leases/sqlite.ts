@@ -78,12 +78,17 @@ export function sqliteLeases(db: HostDb, sqlite: Database.Database): LeaseStore<
  */
 export function withSqliteLease<T>(db: HostDb, sqlite: Database.Database, key: LeaseKey, fn: (tx: HostDb) => Promise<T>): Promise<T> {
   return serialTransaction(sqlite, async () => {
-    const row = db
-      .select({ hostId: leases.hostId, epoch: leases.epoch, live: sql<boolean>`${leases.expiresAtMs} > ${NOW}`.mapWith(Boolean) })
-      .from(leases)
-      .where(eq(leases.sessionId, key.sessionId))
-      .get();
-    if (!holds(key, row)) throw leaseLost(key, row);
+    assertSqliteLease(db, key);
     return fn(db);
   });
+}
+
+/** The fence check inside an open SQLite transaction: throws HostError LEASE_LOST unless `key` still holds the lease. */
+export function assertSqliteLease(db: HostDb, key: LeaseKey): void {
+  const row = db
+    .select({ hostId: leases.hostId, epoch: leases.epoch, live: sql<boolean>`${leases.expiresAtMs} > ${NOW}`.mapWith(Boolean) })
+    .from(leases)
+    .where(eq(leases.sessionId, key.sessionId))
+    .get();
+  if (!holds(key, row)) throw leaseLost(key, row);
 }

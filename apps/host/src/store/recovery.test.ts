@@ -2,10 +2,10 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
 import { migrateHostDb, openSqlite } from "../db/open";
-import { getExecution, startExecution } from "../store/executions";
-import { beginStop, getPeer, insertPeer } from "../store/peers";
-import { createWait, getWait } from "../store/waits";
-import { recordReply, recordRequest } from "../store/requests";
+import { getExecution, startExecution } from "./executions";
+import { beginStop, getPeer, insertPeer } from "./peers";
+import { createWait, getWait } from "./waits";
+import { recordReply, recordRequest } from "./requests";
 import { hostRequests } from "../db/schema";
 import { recoverAfterCrash } from "./recovery";
 

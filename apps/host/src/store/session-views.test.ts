@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, expect, test } from "vitest";
 import { migrateHostDb, openHostDatabase } from "../db/open";
 import { removeTree, tempDir } from "../../test/helpers";
-import { cellPage, listSessions, requestPage, sessionSummary } from "./log-views";
+import { cellPage, listSessions, requestPage, sessionSummary } from "./session-views";
 
 let dir: string;
 let writer: Database.Database;

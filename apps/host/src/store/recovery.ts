@@ -1,10 +1,10 @@
 import type { HostDb } from "../db/open";
-import { finishExecution, runningExecutions } from "../store/executions";
-import { recordIncident } from "../store/incidents";
-import { closeUnansweredRequests } from "../store/requests";
-import { finishStop, stoppingPeers } from "../store/peers";
-import { recoverRemote } from "../store/remote";
-import { openWaits, supersedeOlderOpenWaits, wakeDueWaits, type WaitRow } from "../store/waits";
+import { finishExecution, runningExecutions } from "./executions";
+import { recordIncident } from "./incidents";
+import { closeUnansweredRequests } from "./requests";
+import { finishStop, stoppingPeers } from "./peers";
+import { recoverRemote } from "./remote";
+import { openWaits, supersedeOlderOpenWaits, wakeDueWaits, type WaitRow } from "./waits";
 
 /** What a start found left over from a host that did not stop cleanly. */
 export interface Recovery {

@@ -3,7 +3,7 @@
 import { assembleMessages, type FrontierRef, type Message } from "@klbr/driver";
 import type { HeaderRevision } from "@klbr/header";
 import type Database from "better-sqlite3";
-import { loadTranscript } from "../store/transcript";
+import { loadTranscript } from "./transcript";
 
 /** What one request carried: its header pin, the frontier it restarted from, its messages and the header revisions it observed. */
 export interface RequestView {

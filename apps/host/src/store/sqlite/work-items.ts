@@ -1,0 +1,14 @@
+import { insertWorkItem, getWorkItem, findWorkItemByRequest, recordAssessment, openWorkItems } from "../work-items";
+import type { WorkItemsStore } from "../api/work-items";
+import type { SqliteContext } from "./context";
+
+/** WorkItemsStore over the synchronous SQLite functions. */
+export function sqliteWorkItems(c: SqliteContext): WorkItemsStore {
+  return {
+    insertWorkItem: (row) => c.write(row.sessionId, () => insertWorkItem(c.db, row)),
+    getWorkItem: async (id) => getWorkItem(c.db, id),
+    findWorkItemByRequest: async (executionId, requestId) => findWorkItemByRequest(c.db, executionId, requestId),
+    recordAssessment: (row) => c.write(row.sessionId, () => recordAssessment(c.db, row)),
+    openWorkItems: async (sessionId) => openWorkItems(c.db, sessionId),
+  };
+}

@@ -268,13 +268,7 @@ async function liveMemory(): Promise<void> {
 }
 
 console.log(`@klbr/supervisor bench (node ${process.version}, ${python})`);
-await coldStart();
-await roundTrip();
-await hostRequest();
-await hookInvoke();
-await interruptLatency();
-await deathLatency();
-await memory();
-await liveLatency();
-await liveMemory();
-await displayLatency();
+// ONLY=roundTrip,hookInvoke runs just those sections (one figure's repeats without the rest).
+const sections = { coldStart, roundTrip, hostRequest, hookInvoke, interruptLatency, deathLatency, memory, liveLatency, liveMemory, displayLatency };
+const only = process.env.ONLY?.split(",");
+for (const [name, run] of Object.entries(sections)) if (!only || only.includes(name)) await run();

@@ -285,6 +285,21 @@ describe("Cells.execute", () => {
     expect(released).toEqual(["ex-1"]);
   });
 
+  it("stores the displays the cell shows and reports them in order (C20)", async () => {
+    nextScript = async (_code, opts) => {
+      const show = (opts as { onDisplay?: (d: unknown) => void }).onDisplay!;
+      show({ data: { "text/plain": "first" }, metadata: {} });
+      show({ data: { "text/markdown": "**second**", "text/plain": "second" }, metadata: {} });
+      return ok();
+    };
+    const report = await cells().execute("display('first'); display('second')", "s");
+    expect(report.displays.map((d) => [d.seq, d.text])).toEqual([
+      [0, "first"],
+      [1, "**second**"],
+    ]);
+    expect(report.displays_dropped).toBe(0);
+  });
+
   it("hands the cell's output listener from the live output hub", async () => {
     const seen: unknown[] = [];
     let listenerSeen: unknown = "none";
@@ -386,11 +401,31 @@ describe("Cells.interrupt", () => {
     await first;
     const report = await queued;
     expect(report).toMatchObject({ id: "two", status: "interrupted", ended_by: "before_start", error: "interrupted while queued; the cell never ran", generation: "g-1" });
-    expect(getExecution(db, "two")!.code).toBe("second");
+    expect(getExecution(db, "two")).toMatchObject({ code: "second", origin: "exec" });
     expect(ran).toEqual(["first"]);
     expect(notes.at(-1)).toEqual({ type: "execution", session_id: "s", execution_id: "two", status: "interrupted", at_ms: T0 });
     // The id is used: it cannot be queued again.
     await expect(c.execute("x", "s", { executionId: "two" })).rejects.toMatchObject({ code: "EXECUTION_ID_IN_USE" });
+  });
+
+  it("a queued cell interrupted while the session has no worker at all is recorded under generation none", async () => {
+    const c = cells();
+    restartFails = new Error("no python");
+    await expect(c.execute("first", "s")).rejects.toThrow("no python");
+    // The next cell's restart holds the slot, then fails too: the interrupted cell's turn finds no worker.
+    const started = deferred();
+    const finish = deferred();
+    const deps = (c as unknown as { deps: { workbenches: { restart: (b: Workbench, r: string) => Promise<void> } } }).deps;
+    const restart = deps.workbenches.restart;
+    deps.workbenches.restart = async (b, r) => (started.resolve(), await finish.promise, restart(b, r));
+    const second = c.execute("second", "s");
+    await started.promise;
+    const queued = c.execute("third", "s", { executionId: "three" });
+    await turn();
+    expect(await c.interrupt({ executionId: "three" })).toEqual({ execution_id: "three", rung: "before_start" });
+    finish.resolve();
+    await expect(second).rejects.toThrow("no python");
+    expect(await queued).toMatchObject({ id: "three", status: "interrupted", ended_by: "before_start", generation: "none" });
   });
 
   it("a cell interrupted while the restart before it ran never runs", async () => {

@@ -8,6 +8,7 @@ import type { HooksGeneration } from "./hooks-generation";
 import { newId } from "./ids";
 import type { HostLife } from "./lifecycle";
 import type { Notify } from "./notifier";
+import { HooksInvokes, hooksDeathReason, watchHooksLimitDeath } from "./limit-death";
 import { noteRuntimeVersion } from "./version-check";
 import type { WorkerLaunch } from "./worker-launch";
 
@@ -48,6 +49,8 @@ export class HooksService {
   private readonly behaviour: BehaviourManager;
   /** The replacement of a dead hooks worker under way, shared by every caller that found it dead. */
   private restarting: Promise<void> | null = null;
+  /** Which workers an invoke was out on when they died (a limit there is that invoke's failure). */
+  private readonly invokes = new HooksInvokes();
 
   constructor(private readonly deps: HooksDeps) {
     this.behaviour = new BehaviourManager(deps.sqlite, deps.releasesDir, deps.defaultSource, (release) => this.spawn(release));
@@ -102,7 +105,8 @@ export class HooksService {
       gen.pinnedBy.add(live.id);
     }
     if (gen.worker.state === "dead") return { ok: false, reason: "hooks worker is not running", revision: gen.revision };
-    const completion = await gen.worker.invoke(slot, input as never);
+    const { worker } = gen;
+    const completion = await this.invokes.run(worker, () => worker.invoke(slot, input as never));
     if (completion.kind === "hook") return { ok: true, value: completion.value as Record<string, unknown>, revision: gen.revision };
     return { ok: false, reason: describeFailure(completion), revision: gen.revision };
   }
@@ -134,7 +138,8 @@ export class HooksService {
    */
   private restart(dead: HooksGeneration): Promise<void> {
     this.restarting ??= (async () => {
-      recordIncident(this.deps.db, "hooks.restart", { revision: dead.revision, reason: "worker not running" }, this.deps.now());
+      // C17: a limit that ended the worker is the reason (as in a workbench's kernel.reset).
+      recordIncident(this.deps.db, "hooks.restart", { revision: dead.revision, reason: (await hooksDeathReason(dead.worker)) ?? "worker not running" }, this.deps.now());
       const replacement = await this.spawn({ path: dead.path, digest: dead.revision, epoch: dead.epoch });
       if (this.active === dead) this.install(replacement);
       else await replacement.worker.shutdown().catch(() => undefined);
@@ -162,7 +167,9 @@ export class HooksService {
       "hooks",
     );
     noteRuntimeVersion(db, worker, { role: "hooks", sessionId: HOOKS_SESSION }, this.deps.now());
-    return { worker, revision: release.digest, epoch: release.epoch, path: release.path, hooks: this.behaviour.manifestHooks(release.path), pinnedBy: new Set(), retired: false };
+    const gen: HooksGeneration = { worker, revision: release.digest, epoch: release.epoch, path: release.path, hooks: this.behaviour.manifestHooks(release.path), pinnedBy: new Set(), retired: false };
+    watchHooksLimitDeath(db, () => this.deps.now(), worker, release.digest, this.invokes);
+    return gen;
   }
 
   private retire(gen: HooksGeneration): void {

@@ -37,8 +37,61 @@ function runsCellOf(bench: Workbench, worker: Worker): boolean {
   return live !== null && !live.ended && live.generation === worker.generation;
 }
 
+/**
+ * The same for a hooks worker (C17's limits apply to it too): its invokes are its cells. A limit
+ * that ends it during an invoke fails that invoke naming the limit (its caller records the
+ * outcome); one between invokes (a thread a hook left running) is this incident, kind
+ * `workbench.limit` with `role: "hooks"`, and the replacement's `hooks.restart` names the limit.
+ */
+export function watchHooksLimitDeath(db: HostDb, now: () => number, worker: Worker, revision: string, invokes: HooksInvokes): void {
+  worker.onDeath((exit) => {
+    const limit = limitReason(exit);
+    if (limit === null || invokes.diedIn(worker)) return;
+    recordIncident(db, "workbench.limit", {
+      role: "hooks",
+      revision,
+      generation: worker.generation,
+      pid: worker.pid,
+      reason: limit,
+      detail: exit.detail ?? null,
+      between_cells: true,
+      exit: { code: exit.code, signal: exit.signal },
+    }, now());
+  });
+}
+
+/**
+ * Which hooks workers died with an invoke out. The supervisor settles the invoke before it
+ * announces the death, and the caller may go on before or after that announcement: both an
+ * invoke still counted and one that came back to a dead worker say "in an invoke".
+ */
+export class HooksInvokes {
+  private readonly out = new WeakMap<Worker, number>();
+  private readonly died = new WeakSet<Worker>();
+
+  async run<T>(worker: Worker, invoke: () => Promise<T>): Promise<T> {
+    this.out.set(worker, (this.out.get(worker) ?? 0) + 1);
+    try {
+      return await invoke();
+    } finally {
+      this.out.set(worker, (this.out.get(worker) ?? 1) - 1);
+      if (worker.state === "dead") this.died.add(worker);
+    }
+  }
+
+  diedIn(worker: Worker): boolean {
+    return this.died.has(worker) || (this.out.get(worker) ?? 0) > 0;
+  }
+}
+
+/** The limit that ended a dead hooks worker, if one did (read from its exit, once announced). */
+export async function hooksDeathReason(worker: Worker): Promise<string | null> {
+  return limitReason(await worker.exited);
+}
+
 function incidentDetail(bench: Workbench, worker: Worker, limit: string, exit: WorkerExit) {
   return {
+    role: "workbench",
     session_id: bench.sessionId,
     generation: worker.generation,
     pid: worker.pid,

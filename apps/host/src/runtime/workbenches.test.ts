@@ -1,7 +1,8 @@
+import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { mkdtempSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import type { SkillIndex } from "@klbr/skills";
 import type { SpareWorker, StartWorkerOptions, Worker } from "@klbr/supervisor";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
@@ -21,6 +22,12 @@ import { Workbenches } from "./workbenches";
 const started: StartWorkerOptions[] = [];
 const spares: Array<SpareWorker & { bound: string[]; stops: string[]; fail?: Error }> = [];
 let startFails: Error | null = null;
+/** Each cold start waits for this (a start still under way when the host begins to stop). */
+let startGate: Promise<void> = Promise.resolve();
+/** Cold starts that reached startGate. */
+let startsAtGate = 0;
+/** What the stand-in workers' hello adds (a runtime_version). */
+let helloExtra: Record<string, unknown> = {};
 const spareOptions: Array<Record<string, unknown>> = [];
 let spareFails: Error | null = null;
 const materialized: unknown[] = [];
@@ -30,6 +37,8 @@ vi.mock("@klbr/supervisor", async (original) => ({
   ...(await original<typeof import("@klbr/supervisor")>()),
   startWorker: async (opts: StartWorkerOptions) => {
     if (startFails) throw startFails;
+    startsAtGate += 1;
+    await startGate;
     started.push(opts);
     return standIn(opts.generation!, 100 + started.length);
   },
@@ -57,15 +66,21 @@ vi.mock("@klbr/supervisor", async (original) => ({
   },
 }));
 
-type Stand = Worker & { calls: string[] };
+type Stand = Worker & { calls: string[]; die(exit: Record<string, unknown>): void };
 function standIn(generation: string, pid: number): Stand {
   const w = {
     generation,
     pid,
     state: "ready",
-    hello: { skills: "rev-hello" },
+    hello: { skills: "rev-hello", ...helloExtra },
     calls: [] as string[],
-    onDeath: () => undefined,
+    deaths: [] as Array<(exit: unknown) => void>,
+    onDeath: (listener: (exit: unknown) => void) => void w.deaths.push(listener),
+    /** The worker dies on its own (no cell runs): its death listeners hear `exit`. */
+    die: (exit: Record<string, unknown>) => {
+      w.state = "dead";
+      for (const listener of w.deaths) listener({ code: null, signal: "SIGKILL", tails: {}, ...exit });
+    },
     exited: new Promise(() => undefined),
     shutdown: async () => (w.calls.push("shutdown"), (w.state = "dead")),
     hardStop: async (reason: string) => (w.calls.push(`hardStop ${reason}`), (w.state = "dead")),
@@ -89,9 +104,9 @@ let lastIndex: SkillIndex | null;
 let headerFails: Error | null;
 let wbs: Workbenches[];
 
-function workbenches(over: { spares?: number } = {}): Workbenches {
+function workbenches({ pythonDir = PYTHON_DIR, python = "python3", ...over }: { spares?: number; startConcurrency?: number; bytecodeDir?: string | null; pythonDir?: string; python?: string } = {}): Workbenches {
   const sandbox = { describe: () => ({ mode: "none" }), worker: (ro: string[]) => ({ mode: "none", ro }) };
-  const launch = new WorkerLaunch({ python: "python3", pythonDir: PYTHON_DIR, workspace: mkdtempSync(join(tmpdir(), "klbr-wbs-")), sandbox: sandbox as never, passEnv: [], interruptGraceMs: 7, liveOutput: true });
+  const launch = new WorkerLaunch({ python, pythonDir, workspace: mkdtempSync(join(tmpdir(), "klbr-wbs-")), sandbox: sandbox as never, passEnv: [], interruptGraceMs: 7, liveOutput: true });
   const w = new Workbenches({
     db,
     now: () => T0,
@@ -130,6 +145,9 @@ beforeEach(() => {
   replies.length = 0;
   cellGate = Promise.resolve();
   startFails = null;
+  startGate = Promise.resolve();
+  startsAtGate = 0;
+  helloExtra = {};
   db = memoryDb().db;
   notes = [];
   life = new HostLife();
@@ -204,10 +222,77 @@ describe("Workbenches generations", () => {
   it("a header that cannot be observed fails the start after its kernel.reset, and nothing is announced", async () => {
     headerFails = new Error("damaged");
     const w = workbenches();
-    await expect(w.ensure("s", "session_start")).rejects.toThrow("damaged");
+    // toBe, not toThrow: vitest's rejects.toThrow("damaged") also passes when the rejection is undefined.
+    await expect(w.ensure("s", "session_start")).rejects.toBe(headerFails);
     expect(lastKernelReset(db, "s")).toMatchObject({ generation: "g-1" });
     expect(notes).toEqual([]);
     expect(w.get("s")!.idle).toBe(true);
+  });
+
+  it("a header observer that throws nothing usable still fails the start, with a message", async () => {
+    const w = workbenches();
+    const headers = (w as unknown as { deps: { headers: { observeGeneration: () => void } } }).deps.headers;
+    headers.observeGeneration = () => {
+      throw undefined;
+    };
+    await expect(w.ensure("s", "session_start")).rejects.toMatchObject({ message: "the header could not be observed" });
+  });
+
+  it("observes the header from the new generation's skill set", async () => {
+    const w = workbenches();
+    const seen: unknown[] = [];
+    const deps = (w as unknown as { deps: { headers: { observeGeneration: (s: string, sources: (adopted: unknown) => unknown) => void }; skills: { sources: (i: SkillIndex, a: unknown) => unknown } } }).deps;
+    deps.skills.sources = (i, adopted) => [`skills ${i.revision}`, adopted];
+    deps.headers.observeGeneration = (sessionId, sources) => void seen.push([sessionId, sources("adopted-orientation")]);
+    revision = "r7";
+    await w.ensure("s", "session_start");
+    expect(seen).toEqual([["s", ["skills r7", "adopted-orientation"]]]);
+  });
+
+  it("a worker whose hello names another runtime version is an incident naming the workbench", async () => {
+    helloExtra = { runtime_version: "0.0.0-elsewhere" };
+    const w = workbenches();
+    await w.ensure("s", "session_start");
+    expect(db.select().from(incidents).all()).toMatchObject([
+      { kind: "worker.runtime_version_mismatch", detail: { role: "workbench", session_id: "s", generation: "g-1", worker_version: "0.0.0-elsewhere" }, atMs: T0 },
+    ]);
+  });
+
+  it("a limit that ends the worker between cells is an incident naming it, at the host's time (C17)", async () => {
+    const w = workbenches();
+    const bench = await w.ensure("s", "session_start");
+    (bench.worker as Stand).die({ reason: "memory_limit", detail: "memory 128MiB" });
+    expect(db.select().from(incidents).all()).toMatchObject([
+      { kind: "workbench.limit", detail: { role: "workbench", session_id: "s", generation: "g-1", reason: "memory_limit", detail: "memory 128MiB", between_cells: true }, atMs: T0 },
+    ]);
+    expect(bench.endedFor).toBe("memory_limit");
+  });
+
+  it("a worker that comes up after the host began to stop is shut down, and the start fails naming the workbench", async () => {
+    const w = workbenches();
+    let open!: () => void;
+    startGate = new Promise((r) => (open = r));
+    const starting = w.ensure("s", "session_start");
+    for (let i = 0; i < 50 && startsAtGate === 0; i++) await new Promise((r) => setImmediate(r));
+    expect(startsAtGate).toBe(1);
+    life.beginStop();
+    open();
+    await expect(starting).rejects.toMatchObject({ code: "HOST_STOPPING", message: "the host stopped while a workbench s worker started; it was shut down" });
+  });
+
+  it("a start that waited for its turn while the host began to stop never spawns", async () => {
+    const w = workbenches({ startConcurrency: 1 });
+    let open!: () => void;
+    startGate = new Promise((r) => (open = r));
+    const first = w.ensure("s", "session_start");
+    const second = w.ensure("t", "session_start");
+    for (let i = 0; i < 50 && (startsAtGate === 0 || w.starts.queued === 0); i++) await new Promise((r) => setImmediate(r));
+    expect([startsAtGate, w.starts.queued]).toEqual([1, 1]);
+    life.beginStop();
+    open();
+    await expect(first).rejects.toMatchObject({ code: "HOST_STOPPING" });
+    await expect(second).rejects.toMatchObject({ code: "HOST_STOPPING", message: "the host is stopping; no workbench t worker is started" });
+    expect(w.coldStarts).toBe(1);
   });
 
   it("starts nothing once the host stops", async () => {
@@ -281,8 +366,10 @@ describe("a new session's first cells", () => {
     (await second).release();
     expect(a.bench.idle).toBe(true);
     startFails = new Error("no python");
-    await expect(w.ensureHeld("t", "session_start")).rejects.toThrow("no python");
+    await expect(w.ensureHeld("t", "session_start")).rejects.toBe(startFails);
     expect(w.get("t")!.idle).toBe(true);
+    // The session that never got a worker has none for the host to stop.
+    expect(w.workers()).toEqual([a.bench.worker]);
   });
 });
 
@@ -379,6 +466,45 @@ describe("Workbenches on spares", () => {
     expect([w.spares.taken, w.spares.discarded]).toEqual([0, 1]);
   });
 
+  it("a spare that becomes ready while the generation's skills are indexed is taken: no cold start", async () => {
+    const w = workbenches({ spares: 1 });
+    lastIndex = index("r1"); // a spare could be bound early: none is ready yet
+    const skills = (w as unknown as { deps: { skills: { reindex: () => Promise<SkillIndex> } } }).deps.skills;
+    const reindex = skills.reindex;
+    let filled = false;
+    skills.reindex = async () => {
+      if (!filled) {
+        filled = true;
+        await w.spares.fill(); // its own reindex comes back here, with filled set
+      }
+      return reindex();
+    };
+    const bench = await w.ensure("s", "session_start");
+    expect(spares).toHaveLength(1);
+    expect(spares[0]!.bound).toEqual(["s/g-1"]);
+    expect(w.coldStarts).toBe(0);
+    expect(bench.worker!.pid).toBe(500);
+  });
+
+  it("a spare whose runtime on disk changed since it started is not taken: the generation starts cold on the new runtime", async () => {
+    const pythonDir = mkdtempSync(join(tmpdir(), "klbr-wbs-py-"));
+    mkdirSync(join(pythonDir, "klbr"));
+    writeFileSync(join(pythonDir, "klbr", "worker.py"), "# one\n");
+    const w = workbenches({ spares: 1, pythonDir });
+    await w.spares.fill();
+    const before = w.runtime.value();
+    writeFileSync(join(pythonDir, "klbr", "worker.py"), "# two, longer\n");
+    // The runtime is watched: poll (bounded) until the change is seen.
+    for (let i = 0; i < 200 && w.runtime.value() === before; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(w.runtime.value()).not.toBe(before);
+    const bench = await w.ensure("s", "session_start");
+    expect(spares[0]!.bound).toEqual([]);
+    expect(w.coldStarts).toBe(1);
+    expect(bench.worker!.pid).toBe(101);
+    expect(w.spares.discarded).toBe(1);
+    rmSync(pythonDir, { recursive: true, force: true });
+  });
+
   it("a spare that dies at its bind is an incident, and the generation starts cold", async () => {
     const w = workbenches({ spares: 1 });
     await w.spares.fill();
@@ -387,5 +513,60 @@ describe("Workbenches on spares", () => {
     expect(db.select().from(incidents).all()).toMatchObject([{ kind: "spare.bind_failed", detail: { session_id: "s", generation: "g-1", error: "spare died" }, atMs: T0 }]);
     expect(w.coldStarts).toBe(1);
     expect(bench.worker!.pid).toBe(101);
+  });
+});
+
+describe("Workbenches on the runtime's bytecode", () => {
+  // The cache is keyed by the interpreter's real path, so it needs one (a bare "python3" turns it off).
+  const python = execFileSync("python3", ["-c", "import sys; print(sys.executable)"], { encoding: "utf8" }).trim();
+
+  /** Runs `body` with KLBR_BYTECODE_CACHE (the default cache directory) set to a new directory. */
+  async function withDefaultCache(body: (defaultDir: string) => Promise<void>): Promise<void> {
+    const saved = process.env.KLBR_BYTECODE_CACHE;
+    const defaultDir = mkdtempSync(join(tmpdir(), "klbr-wbs-default-"));
+    process.env.KLBR_BYTECODE_CACHE = defaultDir;
+    try {
+      await body(defaultDir);
+    } finally {
+      if (saved === undefined) delete process.env.KLBR_BYTECODE_CACHE;
+      else process.env.KLBR_BYTECODE_CACHE = saved;
+      rmSync(defaultDir, { recursive: true, force: true });
+    }
+  }
+
+  it("a generation started once it is built imports klbr from it: first on its path, shown read-only in its sandbox; the option's directory wins", async () => {
+    await withDefaultCache(async (defaultDir) => {
+      const dir = mkdtempSync(join(tmpdir(), "klbr-wbs-bc-"));
+      const w = workbenches({ bytecodeDir: dir, python });
+      await w.prepareBytecode();
+      await w.ensure("s", "session_start");
+      const path = started[0]!.pythonPath!;
+      expect(path).toHaveLength(2);
+      expect(dirname(path[0]!)).toBe(dir);
+      expect(path[1]).toBe(PYTHON_DIR);
+      expect(started[0]!.sandbox).toEqual({ mode: "none", ro: [path[0]] });
+      expect(readdirSync(defaultDir)).toEqual([]);
+      rmSync(dir, { recursive: true, force: true });
+    });
+  });
+
+  it("without the option it is kept in the default cache directory", async () => {
+    await withDefaultCache(async (defaultDir) => {
+      const w = workbenches({ bytecodeDir: undefined, python });
+      await w.prepareBytecode();
+      await w.ensure("s", "session_start");
+      expect(dirname(started[0]!.pythonPath![0]!)).toBe(defaultDir);
+    });
+  });
+
+  it("a cache directory that cannot be made is an incident, and workers start from the sources", async () => {
+    const parent = mkdtempSync(join(tmpdir(), "klbr-wbs-bad-"));
+    writeFileSync(join(parent, "a-file"), "");
+    const w = workbenches({ bytecodeDir: join(parent, "a-file", "bytecode"), python });
+    await w.prepareBytecode();
+    expect(db.select().from(incidents).all()).toMatchObject([{ kind: "bytecode.build_failed", detail: { error: expect.stringContaining("ENOTDIR") }, atMs: T0 }]);
+    await w.ensure("s", "session_start");
+    expect(started[0]).toMatchObject({ pythonPath: [PYTHON_DIR], sandbox: { mode: "none", ro: [] } });
+    rmSync(parent, { recursive: true, force: true });
   });
 });

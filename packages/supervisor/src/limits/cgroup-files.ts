@@ -152,6 +152,20 @@ export class ControlFile {
     }
   }
 
+  /**
+   * The file's bytes, or undefined as {@link read}: a view of this file's own buffer, valid until
+   * its next reading. For the per-cell /proc readings, parsed in place without a string.
+   */
+  readBytes(): Uint8Array | undefined {
+    const fd = this.#open();
+    if (fd === undefined) return undefined;
+    try {
+      return this.#buf.subarray(0, readSync(fd, this.#buf, 0, this.#buf.length, 0));
+    } catch {
+      return undefined;
+    }
+  }
+
   /** A single number (`memory.max_usage_in_bytes`, `cpuacct.usage`). */
   number(): number | undefined {
     const text = this.read()?.trim();

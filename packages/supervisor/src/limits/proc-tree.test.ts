@@ -1,7 +1,8 @@
 import { execFileSync, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { aloneChain, losesChildren, parseCounters, treeTicks, TreeReader, type ProcCounters, type TreeReading } from "./proc-tree.js";
+import { aloneChain, losesChildren, parseChildren, parseCounters, treeTicks, TreeReader, type ProcCounters, type TreeReading } from "./proc-tree.js";
 
 const stat = (sigignore: string, threads = 1) => `42 (a) b) S 7 42 42 0 -1 4194560 100 5 3 2 11 13 17 19 20 0 ${threads} 0 12345 1000 10 0 0 0 0 0 0 0 0 ${sigignore} 0 0 0 0 17 1`;
 
@@ -100,5 +101,83 @@ describe("parseCounters in place", () => {
       const text = stat(mask);
       expect(parseCounters(text)).toEqual(bySplit(text));
     }
+  });
+});
+
+describe("the in-place parsers against the string ones they replaced", () => {
+  // The former parseCounters, over the text: the reference for every input.
+  function byText(stat: string): ProcCounters | undefined {
+    const close = stat.lastIndexOf(")");
+    if (close < 0) return undefined;
+    const values: number[] = [];
+    let ignoresChld = false;
+    let at = close + 2;
+    const wanted = (f: number) => f === 1 || (f >= 8 && f <= 14) || f === 17 || f === 19 || f === 30;
+    for (let field = 0; field <= 30; field++) {
+      const space = stat.indexOf(" ", at);
+      const end = space < 0 ? stat.length : space;
+      if (wanted(field)) {
+        if (end === at || end - at > 20) return undefined;
+        let value = 0;
+        for (let i = at; i < end; i++) {
+          const c = stat.charCodeAt(i) - 48;
+          if (c < 0 || c > 9) {
+            if (field === 30 && i === end - 1 && stat.charCodeAt(i) === 10) break;
+            return undefined;
+          }
+          value = field === 30 ? (value * 10 + c) % (1 << 17) : value * 10 + c;
+        }
+        if (field === 30) ignoresChld = value >= 1 << 16;
+        values[field] = value;
+      }
+      if (space < 0 && field < 30) return undefined;
+      at = end + 1;
+    }
+    return { ppid: values[1]!, start: values[19]!, ownTicks: values[11]! + values[12]!, reapedTicks: values[13]! + values[14]!, reapedFaults: values[8]! + values[10]!, threads: values[17]!, ignoresChld };
+  }
+  const byFields = (text: string) => text.split(" ").filter(Boolean).map(Number);
+
+  // Stat-like texts: a command name (with parentheses, spaces, non-ASCII), then fields of digits
+  // mostly, sometimes a sign, a letter, a newline, an empty or an overlong field.
+  const field = fc.oneof(
+    { weight: 8, arbitrary: fc.stringMatching(/^[0-9]{1,20}$/) },
+    { weight: 1, arbitrary: fc.constantFrom("", "-1", "S", "x", "1\n", "\n", "123456789012345678901", "1 2", "é", "0\n1") },
+  );
+  const statText = fc.tuple(fc.string({ maxLength: 12 }), fc.array(field, { minLength: 25, maxLength: 40 }), fc.constantFrom("", "\n", " ")).map(
+    ([name, fields, tail]) => `42 (${name}) ${fields.join(" ")}${tail}`,
+  );
+
+  it("parseCounters reads bytes and text as the former text parser, on real stats and random ones", () => {
+    for (const pid of ["self", String(process.ppid), "1"]) {
+      const bytes = readFileSync(`/proc/${pid}/stat`);
+      expect(parseCounters(bytes)).toEqual(byText(bytes.toString("utf8")));
+    }
+    fc.assert(
+      fc.property(fc.oneof(statText, fc.string({ maxLength: 80 })), (text) => {
+        const want = byText(text);
+        expect(parseCounters(text)).toEqual(want);
+        expect(parseCounters(Buffer.from(text, "utf8"))).toEqual(want);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it("parseChildren reads plain pid lists as split and Number did, and refuses anything else untouched", () => {
+    expect(parseChildren(Buffer.from(""), [])).toBe(true);
+    const out = [7];
+    expect(parseChildren(Buffer.from("12 345 "), out)).toBe(true);
+    expect(out).toEqual([7, 12, 345]);
+    fc.assert(
+      fc.property(fc.array(fc.oneof(fc.nat(), fc.constantFrom("x", "-1", "1e3", "", "\n")), { maxLength: 8 }), fc.constantFrom("", " "), (fields, tail) => {
+        const text = fields.join(" ") + tail;
+        const got: number[] = [99];
+        if (parseChildren(Buffer.from(text), got)) expect(got).toEqual([99, ...byFields(text)]);
+        else {
+          expect(got).toEqual([99]);
+          expect(/^[0-9 ]*$/.test(text)).toBe(false);
+        }
+      }),
+      { numRuns: 1000 },
+    );
   });
 });

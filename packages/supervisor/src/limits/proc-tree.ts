@@ -32,47 +32,86 @@ const LAST = F.sigignore;
 const SIGCHLD_MOD = 1 << 17;
 const SIGCHLD_BIT = 1 << 16;
 
+const SPACE = 0x20;
+const NEWLINE = 0x0a;
+const CLOSE_PAREN = 0x29;
+const DIGIT_0 = 0x30;
+/** The fields parseCounters keeps, by index after the command name (bit i: field i). */
+const WANTED = [F.ppid, F.cminflt, F.cminflt + 1, F.cmajflt, F.utime, F.stime, F.cutime, F.cstime, F.threads, F.start, F.sigignore].reduce((m, i) => m | (1 << i), 0);
+// Reused by every call (synchronous, no reentry): an array per reading was most of its garbage.
+const VALUES = new Float64Array(LAST + 1);
+
 /**
- * Parse the counters of a stat text, reading the fields in place (a split of all 52 fields and a
- * Number for each cost most of a reading, which happens twice per cell); undefined when a field
- * it needs is not a plain decimal.
+ * Parse the counters of a stat (its bytes as read, or its text), reading the fields in place:
+ * the bytes are walked once, no string is made (a split of all 52 fields and a Number for each
+ * cost most of a reading, which happens twice per cell); undefined when a field it needs is not
+ * a plain decimal. A text is read as its UTF-8 bytes: every character that matters is ASCII.
  */
-export function parseCounters(stat: string): ProcCounters | undefined {
-  const close = stat.lastIndexOf(")");
+export function parseCounters(stat: string | Uint8Array): ProcCounters | undefined {
+  const bytes = typeof stat === "string" ? Buffer.from(stat, "utf8") : stat;
+  const n = bytes.length;
+  let close = n - 1;
+  while (close >= 0 && bytes[close] !== CLOSE_PAREN) close--;
   if (close < 0) return undefined;
-  const values: number[] = [];
-  let ignoresChld = false;
   let at = close + 2;
   for (let field = 0; field <= LAST; field++) {
-    const space = stat.indexOf(" ", at);
-    const end = space < 0 ? stat.length : space;
-    if (field === F.ppid || (field >= F.cminflt && field <= F.cstime) || field === F.threads || field === F.start || field === F.sigignore) {
-      if (end === at || end - at > 20) return undefined;
+    let end = at;
+    if ((WANTED >>> field) & 1) {
+      // One pass: the digits are summed as the field is found.
       let value = 0;
-      for (let i = at; i < end; i++) {
-        const c = stat.charCodeAt(i) - 48;
-        if (c < 0 || c > 9) {
+      for (let c = 0; end < n && (c = bytes[end]!) !== SPACE; end++) {
+        const digit = c - DIGIT_0;
+        if (digit < 0 || digit > 9) {
           // The last field may end the line.
-          if (field === LAST && i === end - 1 && stat.charCodeAt(i) === 10) break;
+          if (field === LAST && c === NEWLINE && (end + 1 === n || bytes[end + 1] === SPACE)) {
+            end++;
+            break;
+          }
           return undefined;
         }
-        value = field === F.sigignore ? (value * 10 + c) % SIGCHLD_MOD : value * 10 + c;
+        value = field === LAST ? (value * 10 + digit) % SIGCHLD_MOD : value * 10 + digit;
       }
-      if (field === F.sigignore) ignoresChld = value >= SIGCHLD_BIT;
-      values[field] = value;
+      if (end === at || end - at > 20) return undefined;
+      VALUES[field] = value;
+    } else {
+      while (end < n && bytes[end] !== SPACE) end++;
     }
-    if (space < 0 && field < LAST) return undefined;
+    if (end >= n && field < LAST) return undefined;
     at = end + 1;
   }
+  const ignoresChld = VALUES[F.sigignore]! >= SIGCHLD_BIT;
   return {
-    ppid: values[F.ppid]!,
-    start: values[F.start]!,
-    ownTicks: values[F.utime]! + values[F.stime]!,
-    reapedTicks: values[F.cutime]! + values[F.cstime]!,
-    reapedFaults: values[F.cminflt]! + values[F.cmajflt]!,
-    threads: values[F.threads]!,
+    ppid: VALUES[F.ppid]!,
+    start: VALUES[F.start]!,
+    ownTicks: VALUES[F.utime]! + VALUES[F.stime]!,
+    reapedTicks: VALUES[F.cutime]! + VALUES[F.cstime]!,
+    reapedFaults: VALUES[F.cminflt]! + VALUES[F.cmajflt]!,
+    threads: VALUES[F.threads]!,
     ignoresChld,
   };
+}
+
+/**
+ * The pids of a `children` file (space-separated decimals), pushed onto `out`; false (and
+ * nothing pushed) when a field is anything else. Read in place: most threads have no child.
+ */
+export function parseChildren(bytes: Uint8Array, out: number[]): boolean {
+  const before = out.length;
+  let value = -1;
+  for (let i = 0; i < bytes.length; i++) {
+    const c = bytes[i]!;
+    if (c === SPACE) {
+      if (value >= 0) out.push(value);
+      value = -1;
+    } else if (c >= DIGIT_0 && c <= DIGIT_0 + 9 && value < 1e15) {
+      value = (value < 0 ? 0 : value * 10) + (c - DIGIT_0);
+    } else {
+      out.length = before;
+      return false;
+    }
+  }
+  if (value >= 0) out.push(value);
+  return true;
 }
 
 /**
@@ -131,9 +170,12 @@ class ProcHandle {
     for (const tid of tids) {
       let file = this.#children.get(tid);
       if (!file) this.#children.set(tid, (file = new ControlFile(`/proc/${this.pid}/task/${tid}/children`)));
-      const text = file.read();
-      if (text === undefined) return undefined;
-      for (const field of text.split(" ")) if (field) out.push(Number(field));
+      const bytes = file.readBytes();
+      if (bytes === undefined) return undefined;
+      if (!parseChildren(bytes, out)) {
+        // Not plain decimals (never written by the kernel): each field as Number reads it.
+        for (const field of Buffer.from(bytes).toString("utf8").split(" ")) if (field) out.push(Number(field));
+      }
     }
     return out;
   }
@@ -189,8 +231,8 @@ export class TreeReader {
   #node(pid: number): { counters: ProcCounters; children: number[] } | undefined {
     const handle = this.#handle(pid);
     const children = handle.children();
-    const text = handle.stat.read();
-    const counters = text === undefined ? undefined : parseCounters(text);
+    const bytes = handle.stat.readBytes();
+    const counters = bytes === undefined ? undefined : parseCounters(bytes);
     const entry = this.#handles.get(pid)!;
     // Gone, unreadable, or another process under a reused pid: the walk starts over, with fresh files.
     if (!children || !counters || (entry.start !== undefined && entry.start !== counters.start)) {

@@ -227,15 +227,6 @@ def _keys_accounted(text: str, value: Any, keys: int) -> bool:
     return "\\u003" not in text and keys == text.count(":") - _colons_in_strings(value)
 
 
-def _checked_short(text: str, value: Any) -> Any:
-    keys = _walk(value, 1) if type(value) is dict or type(value) is list else _walk([value], 0)
-    if keys != text.count(":") and not _keys_accounted(text, value, keys):
-        raise _Violation
-    if "\\u" in text and _first_lone_surrogate(value) is not None:
-        raise _Violation
-    return value
-
-
 def _decode_long(text: str, data: bytes | bytearray | memoryview) -> Any:
     if text.count(",", 0, _SAMPLE) < _DENSE_COMMAS:
         value, end = _SCAN_PAIRS(text, 0)
@@ -362,9 +353,16 @@ def decode_payload(data: bytes | bytearray | memoryview) -> Any:
         if len(text) > _SHORT:
             return _decode_long(text, data)
         value, end = _SCAN_PLAIN(text, 0)
-        if end == len(text):
-            return _checked_short(text, value)
-        raise _Violation  # trailing whitespace or data: the slow path reads it exactly
+        if end != len(text):
+            raise _Violation  # trailing whitespace or data: the slow path reads it exactly
+        # A short text: the walk checks numbers and depth and counts the keys, which the text's
+        # colons must account for (written here, not in a function: a call less per message).
+        keys = _walk(value, 1) if type(value) is dict or type(value) is list else _walk([value], 0)
+        if keys != text.count(":") and not _keys_accounted(text, value, keys):
+            raise _Violation
+        if "\\u" in text and _first_lone_surrogate(value) is not None:
+            raise _Violation
+        return value
     except (_Violation, ValueError, StopIteration, RecursionError):
         # json's errors (ValueError: also a literal over int's digit limit) and anything the
         # fast path cannot settle: the exhaustive path decides, with the precise code.
@@ -374,6 +372,29 @@ def decode_payload(data: bytes | bytearray | memoryview) -> Any:
 def decode_payload_exhaustively(data: bytes | bytearray | memoryview) -> Any:
     """decode_payload without the fast path: every rule checked on the slow path (tests compare the two)."""
     return _decode_text_exhaustively(_read_text(data))
+
+
+def _whole_frames(data: bytes, values: list[Any]) -> int:
+    """Decodes the whole frames at the start of ``data`` into ``values``; returns where the rest starts.
+
+    The rest (a frame cut short, or only part of a header) is left to :meth:`FrameDecoder._consume`,
+    which also refuses a bad length as soon as its header is whole, as this does. A short payload
+    is sliced out (a copy of at most 2 KiB, then ``bytes`` decoding, costs less than a view and
+    decoding from it); a long one is decoded where it lies, never copied.
+    """
+    n = len(data)
+    at = 0
+    while n - at > HEADER_BYTES:
+        start = at + HEADER_BYTES
+        length = int.from_bytes(data[at:start], "big")
+        if length == 0 or length > MAX_FRAME_BYTES:
+            _check_length(length)
+        end = start + length
+        if end > n:
+            break
+        values.append(decode_payload(data[start:end] if length <= _SHORT else memoryview(data)[start:end]))
+        at = end
+    return at
 
 
 class FrameDecoder:
@@ -406,13 +427,13 @@ class FrameDecoder:
             raise _poisoned_error()
         values: list[Any] = []
         try:
-            # The common case: an idle decoder fed exactly one whole frame.
+            # The common case: an idle decoder fed bytes that start at a frame (one whole frame, or
+            # many): the whole frames are read straight from them, the rest as any chunk.
             if type(data) is bytes and self._payload is None and not self._header:
-                n = len(data)
-                if n > HEADER_BYTES and int.from_bytes(data[:HEADER_BYTES], "big") == n - HEADER_BYTES:
-                    # A view, not a slice: the payload is decoded where it lies, never copied.
-                    values.append(decode_payload(memoryview(data)[HEADER_BYTES:]))
-                    return values
+                at = _whole_frames(data, values)
+                if at < len(data):
+                    self._consume(memoryview(data)[at:], values)
+                return values
             self._consume(memoryview(data).cast("B"), values)
         except FrameError as error:
             self._poison()

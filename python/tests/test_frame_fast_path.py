@@ -12,6 +12,8 @@ from __future__ import annotations
 import enum
 import json
 import math
+import os
+import random
 from pathlib import Path
 
 import pytest
@@ -19,7 +21,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tools.frame_vectors import case_chunks, load_frame_files, revive
-from klbr.frame import FrameError, decode_payload, decode_payload_exhaustively, encode_payload, encode_payload_exactly
+from klbr.frame import (
+    FrameDecoder, FrameError, decode_payload, decode_payload_exhaustively, encode_frame, encode_payload, encode_payload_exactly
+)
 
 SUITE = Path(__file__).resolve().parents[2] / "fixtures" / "jsontestsuite"
 EXPECTED = json.loads((SUITE / "expected.json").read_text(encoding="utf-8"))["cases"]
@@ -198,3 +202,56 @@ def test_encoders_agree_on_the_odd_ones():
     for value in ODD_VALUES:
         _encodes_alike(value)
         _encodes_alike({"k": [value]})
+
+
+# FrameDecoder.feed reads the whole frames of a bytes chunk that starts at a frame boundary
+# straight from it (short payloads sliced out); any other chunk (a bytearray, a chunk after a
+# partial frame) takes the general loop. Both must give the same values and the same error, with
+# the same values before it.
+def _stream_outcome(chunks) -> tuple[str, str]:
+    decoder = FrameDecoder()
+    values: list = []
+    try:
+        for chunk in chunks:
+            values.extend(decoder.feed(chunk))
+        decoder.eof()
+        return "ok", json.dumps(values)
+    except FrameError as error:
+        return error.code, json.dumps(values + list(error.values))
+
+
+def _streams_agree(stream: bytes, note: str) -> None:
+    whole = _stream_outcome([stream])
+    assert whole == _stream_outcome([bytearray(stream)]), note  # the general loop, one chunk
+    assert whole == _stream_outcome([stream[i : i + 1] for i in range(len(stream))] if len(stream) < 4096 else [bytearray(stream)]), note
+    cut = len(stream) // 3
+    assert whole == _stream_outcome([stream[:cut], stream[cut:]]), note  # a bytes chunk after a partial frame
+
+
+def test_whole_frames_agree_with_the_general_loop_on_every_vector():
+    seen = 0
+    for _, kind, cases in load_frame_files():
+        if kind != "decode":
+            continue
+        for case in cases:
+            _streams_agree(b"".join(case_chunks(case["input"])), case.get("description", ""))
+            seen += 1
+    assert seen > 50
+
+
+# Pieces of a stream: good frames short and long, bad payloads, bad or cut headers.
+_GOOD = [{"kind": "x", "n": 1}, [1, 2.5, None], "é✓", {"t": "w: " * 900}, 9007199254740991]
+_PIECES = [
+    *(encode_frame(v) for v in _GOOD),
+    b"\x00\x00\x00\x03[1,", b"\x00\x00\x00\x02\xff\xfe", b'\x00\x00\x00\x0b{"a":1,"a"}', b'\x00\x00\x00\x0d{"a":1,"a":2}',
+    b"\x00\x00\x00\x00", b"\x00\x20\x00\x01", b"\x00\x00", b"\x00\x00\x00\x05ab", b"\x00\x00\x00\x0412345678901234567890"[:8],
+]
+
+
+def test_whole_frames_agree_with_the_general_loop_on_random_streams():
+    seed = int(os.environ.get("KLBR_TEST_SEED", random.randrange(1 << 32)))
+    rng = random.Random(seed)
+    for round_ in range(400):
+        pieces = [rng.choice(_PIECES) for _ in range(rng.randrange(1, 12))]
+        stream = b"".join(pieces)
+        _streams_agree(stream, f"seed {seed} (KLBR_TEST_SEED), round {round_}: {stream[:120]!r}")

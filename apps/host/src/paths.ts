@@ -52,11 +52,11 @@ export interface DataLayout {
   lock: string;
 }
 
-/** Derive the data directory layout. */
-export function dataLayout(dataDir: string): DataLayout {
+/** Derive the data directory layout; `database` puts the log elsewhere (a SQLite file several hosts share, C21). */
+export function dataLayout(dataDir: string, database?: string): DataLayout {
   return {
     dataDir,
-    database: join(dataDir, "klbr.sqlite"),
+    database: database ?? join(dataDir, "klbr.sqlite"),
     releases: join(dataDir, "releases"),
     managedSkills: join(dataDir, "skills"),
     controlSocket: join(dataDir, "klbr.sock"),

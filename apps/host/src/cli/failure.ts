@@ -17,7 +17,7 @@ export interface FailureContext {
 
 type Coded = Error & { code?: unknown; path?: unknown; errno?: unknown };
 
-const NOTHING_RAN = new Set(["HOST_NOT_RUNNING", "HOST_ALREADY_RUNNING", "HOST_STOPPING", "CELL_TOO_LARGE"]);
+const NOTHING_RAN = new Set(["HOST_NOT_RUNNING", "HOST_ALREADY_RUNNING", "HOST_STOPPING", "CELL_TOO_LARGE", "SESSION_HELD_ELSEWHERE"]);
 const FILE_ERRNOS = new Set(["EEXIST", "EPERM", "EACCES", "ENOTDIR", "EISDIR", "EROFS", "ENOSPC", "ELOOP", "ENAMETOOLONG"]);
 
 function hintFor(code: string, e: Coded, ctx: FailureContext): { hint: string | null; exit: number } {
@@ -34,6 +34,8 @@ function hintFor(code: string, e: Coded, ctx: FailureContext): { hint: string | 
       return { hint: "another klbr command is using this data directory: run `klbr serve` so commands share one host, or wait and retry", exit: EXIT.NOTHING_RAN };
     case "HOST_STOPPING":
       return { hint: "the host is stopping; run the command again once it has stopped", exit: EXIT.NOTHING_RAN };
+    case "SESSION_HELD_ELSEWHERE":
+      return { hint: "another klbr host holds this session (C21): send the command to that host's data directory, or retry once its lease expires", exit: EXIT.NOTHING_RAN };
     case "CELL_TOO_LARGE":
       return { hint: "split the cell, or put the data in a workspace file and read it from the cell", exit: EXIT.NOTHING_RAN };
     case "DATA_DIR_PERMISSIONS":

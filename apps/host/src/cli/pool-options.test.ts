@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MAX_IDLE_TIMEOUT_MS, parseIdleTimeout, parseMaxCells, parseSpares } from "./pool-options";
+import { MAX_IDLE_TIMEOUT_MS, parseIdleTimeout, parseLease, parseMaxCells, parseSpares } from "./pool-options";
 
 describe("--idle-timeout", () => {
   it("reads ms, s, m and h, and off", () => {
@@ -35,6 +35,21 @@ describe("--max-cells-per-turn", () => {
     expect(parseMaxCells("1000")).toBe(1000);
     for (const bad of ["0", "1001", "-1", "1.5", "fifty", ""]) {
       expect(() => parseMaxCells(bad)).toThrow(expect.objectContaining({ code: "CLI_USAGE", message: `--max-cells-per-turn needs a whole number from 1 to 1000, got ${JSON.stringify(bad)}` }));
+    }
+  });
+});
+
+describe("--lease", () => {
+  it("reads ms, s, m and h from 500ms to 1h", () => {
+    expect(parseLease("10s")).toBe(10_000);
+    expect(parseLease("500ms")).toBe(500);
+    expect(parseLease("2m")).toBe(120_000);
+    expect(parseLease("1h")).toBe(3_600_000);
+  });
+
+  it("refuses what is shorter, longer or not a duration, naming it", () => {
+    for (const bad of ["499ms", "0s", "61m", "2h", "10", "1.5s", "-1s", "off", "ten", ""]) {
+      expect(() => parseLease(bad)).toThrow(expect.objectContaining({ code: "CLI_USAGE", message: expect.stringContaining(JSON.stringify(bad)) }));
     }
   });
 });

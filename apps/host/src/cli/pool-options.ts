@@ -36,3 +36,17 @@ export function parseSpares(value: string): number {
 export function parseMaxCells(value: string): number {
   return wholeNumber("--max-cells-per-turn", value, 1, MAX_CELLS_PER_TURN_OPTION);
 }
+
+/** The shortest and longest `--lease` (C21): under 500 ms a renewal round trip is a good part of it. */
+export const MIN_LEASE_MS = 500;
+export const MAX_LEASE_MS = 3_600_000;
+
+/** `--lease DURATION` (C21, default 10s): how long a session's lease lasts unrenewed; `500ms`, `10s`, `2m`, `1h`. */
+export function parseLease(value: string): number {
+  const m = /^(\d+)(ms|s|m|h)$/.exec(value);
+  const ms = m ? Number(m[1]) * UNIT_MS[m[2]!]! : Number.NaN;
+  if (!Number.isSafeInteger(ms) || ms < MIN_LEASE_MS || ms > MAX_LEASE_MS) {
+    throw new HostError("CLI_USAGE", `--lease needs a duration from 500ms to 1h (500ms, 10s, 2m), got ${JSON.stringify(value)}`);
+  }
+  return ms;
+}

@@ -218,7 +218,7 @@ async function answer(host: Host, req: ControlRequest): Promise<unknown> {
     case "stop_turn":
       return { stopping: host.turns?.stopTurn(req.session ?? "root") ?? false };
     case "status":
-      return host.status();
+      return host.statusReply();
     case "log_page":
       return logPage(host.sqlite, req.session, req.page ?? 1, req.page_size ?? LOG_PAGE_DEFAULT_SIZE);
     default:

@@ -30,6 +30,14 @@ export function pgMigrationsFolder(): string {
   return join(hostPackageRoot(), "drizzle-pg");
 }
 
+/**
+ * int8 (bigint, count(*)) as a JS number, as SQLite's integers are: every bigint column holds ms
+ * timestamps, byte counts or ids, far below 2^53. Per pool, not pg's global parser table.
+ */
+const HOST_TYPES = {
+  getTypeParser: ((oid: number, format?: "text" | "binary") => (oid === 20 && format !== "binary" ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format as "text"))) as typeof pg.types.getTypeParser,
+};
+
 /** Settings of the pool a host opens. */
 export interface PgOpenOptions {
   /** Connections at most (default 10). */
@@ -51,7 +59,7 @@ export interface PgOpenOptions {
 export function openPostgres(url: string, options: PgOpenOptions = {}): PgHost {
   const report = options.onError ?? (() => {});
   // keepAlive: a connection whose server vanished without a FIN (a host or network gone) is found dead by the kernel, not never.
-  const pool = new pg.Pool({ connectionString: url, max: options.max ?? 10, connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000, keepAlive: true });
+  const pool = new pg.Pool({ connectionString: url, max: options.max ?? 10, connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000, keepAlive: true, types: HOST_TYPES });
   pool.on("error", report);
   pool.on("connect", (client) => client.on("error", report));
   const db = drizzle(pool, { schema: pgSchema });

@@ -47,6 +47,12 @@ export interface HostOptions {
   limits?: ResourceLimits | string[];
   /** Force a limits mechanism (`cgroup2`, `cgroup1`, `rlimit`); default KLBR_LIMITS_MECHANISM or auto. */
   limitsMechanism?: string;
+  /** Many hosts, one log (C21): hold sessions by leases of this many ms (`klbr serve --lease`, default 10 s); absent: no leases (an embedded host). */
+  leaseMs?: number;
+  /** The SQLite file of the durable log, when not the data directory's own (several hosts on one file, C21). */
+  database?: string;
+  /** Where the daemon's own lines go (a lost lease is told there, not in the database it may no longer write). */
+  log?: (level: "info" | "warn" | "error", event: string, fields: Record<string, unknown>, text: string) => void;
   /** Trace export (C18): settings from the host's environment unless `env` is given; `false` never exports. */
   telemetry?: HostTelemetryOptions | false;
 }

@@ -4,7 +4,7 @@ import type Database from "better-sqlite3";
 import { resolvePython } from "@klbr/supervisor";
 import { migrateHostDb, openHostDatabase, type HostDb } from "../db/open";
 import { secureDataDir } from "../db/secure";
-import { NO_FENCE, type Store } from "../store/api";
+import type { Store } from "../store/api";
 import { sqliteStore } from "../store/sqlite";
 import { dataLayout, defaultPythonDir, type DataLayout } from "../paths";
 import type { HostServices, Notification } from "../requests/context";
@@ -27,7 +27,6 @@ import { Notifier } from "./notifier";
 import { adoptedSources } from "./orientation-sources";
 import { peerRequestsSection } from "./peer-frontier";
 import { PeerSignals } from "./peer-signals";
-import { recoverAfterCrash } from "../store/recovery";
 import { RemoteNamespaces } from "./remote-service";
 import { RequestLog } from "./request-log";
 import type { TurnHost } from "./session";
@@ -36,9 +35,10 @@ import { SessionSkills, SkillsService } from "./skills-service";
 import { Status } from "./status";
 import { Turns } from "./turns";
 import { Wakes } from "./wakes";
-import { IdleCuller, workbenchPool } from "./culling";
+import { hostIdleCuller, workbenchPool, type IdleCuller } from "./host-culler";
 import type { HostOptions } from "./host-options";
 import { Workbenches } from "./workbenches";
+import { leaseFence, leasingOf, sessionTurnHost, startWithLeases, storeWithLeases, type HostLeasing } from "./hosts/wire";
 import { LiveOutputHub } from "./live-output";
 import { WorkerLaunch } from "./worker-launch";
 import { startHostTelemetry, type HostTelemetry } from "../telemetry";
@@ -88,13 +88,15 @@ export class Host {
   readonly services: HostServices;
   /** The resource limits asked for (C17), resolved before anything starts. */
   private readonly limitSettings: LimitSettings;
+  /** Many hosts, one log (C21): registration, heartbeat, session leases, failover; null without leases. */
+  readonly leasing: HostLeasing | null;
   /** The limits mechanism in force, set up by start() before the first worker. */
   limits: HostLimits | null = null;
   private readonly releaseLock: () => void;
 
   private constructor(private readonly options: HostOptions) {
     const passEnv = passEnvNames(options.passEnv);
-    this.layout = dataLayout(resolve(options.dataDir));
+    this.layout = dataLayout(resolve(options.dataDir), options.database === undefined ? undefined : resolve(options.database));
     this.dataDir = this.layout.dataDir;
     this.workspace = resolve(options.workspace ?? process.cwd());
     const pythonDir = options.pythonDir ?? defaultPythonDir();
@@ -108,7 +110,7 @@ export class Host {
     try {
       this.sqlite = openHostDatabase(this.layout.database);
       this.db = migrateHostDb(this.sqlite);
-      this.store = sqliteStore(this.db, this.sqlite, options.fence ?? NO_FENCE);
+      this.store = storeWithLeases(sqliteStore(this.db, this.sqlite, options.fence ?? leaseFence(this)), this);
     } catch (error) {
       this.releaseLock();
       throw error;
@@ -127,8 +129,8 @@ export class Host {
     const requestLog = (this.requestLog = new RequestLog(db, now));
     this.remote = new RemoteNamespaces({ db, dataDir: this.dataDir, pythonDir, now, newId, liveOutput, displays, ...this.launch.graces(), limits: this.limitSettings.limits });
     this.workbenches = new Workbenches({ db, now, notify, life, launch: this.launch, skills: this.skills, headers: this.headers, onHostReply: (event) => requestLog.replied(event), spares: options.spares ?? 0, ...(options.bytecodeCache !== undefined ? { bytecodeDir: options.bytecodeCache || null } : {}), ...(options.startConcurrency !== undefined ? { startConcurrency: options.startConcurrency } : {}) });
-    this.culler = options.idleTimeoutMs === undefined ? null : this.idleCuller(options.idleTimeoutMs);
-    this.wakes = new Wakes({ db, now, notify, life, hooks: this.hooks });
+    this.culler = options.idleTimeoutMs === undefined ? null : hostIdleCuller(this, options.idleTimeoutMs);
+    this.wakes = new Wakes({ db, now, notify, life, hooks: this.hooks, ...(options.leaseMs !== undefined ? { gate: (sessionId: string) => this.leasing!.claim(sessionId) } : {}) });
     const turnOf = (sessionId: string) => this.turns?.turnOf(sessionId) ?? null;
     this.sessions = new Sessions({ now, notify, life, workbenches: this.workbenches, skills: this.skills, headers: this.headers, turnOf });
     this.frontiers = new Frontiers({ db, sqlite, now, newId });
@@ -136,6 +138,7 @@ export class Host {
     this.views = new Status({ db, dataDir: this.dataDir, workspace: this.workspace, startedAtMs: this.startedAtMs, now, sandbox: this.sandbox, limits: () => this.limits, hooks: this.hooks, workbenches: this.workbenches, skills: this.skills, turns: () => this.turns, remote: this.remote, pool: () => workbenchPool(this.workbenches, this.culler, options.idleTimeoutMs), liveOutput: liveOutput !== null });
     this.services = this.requestServices();
     const observeInstructions = (sessionId: string) => void this.headers.observeOutside(sessionId);
+    this.leasing = leasingOf(this, options);
     this.cells = new Cells({ db, now, newId, notify, life, workbenches: this.workbenches, hooks: this.hooks, requestLog, liveOutput, displays, observeInstructions, services: () => this.services });
   }
 
@@ -153,19 +156,19 @@ export class Host {
       host.launch.limits = host.limits.mechanism;
       if (options.drive) host.turns = new Turns(host.turnHost(), host.layout.routes, options.drive === true ? {} : options.drive);
       host.hooks.migrate();
-      const recovered = recoverAfterCrash(host.db, host.now());
-      host.wakes.restore(recovered.openWaits);
+      // With other hosts alive on the database (C21), sessions are recovered one by one as they are claimed.
+      const whole = await startWithLeases(host);
       for (const sessionId of stoppedPeerSessions(host.db)) host.workbenches.markClosed(sessionId);
       // Once per runtime version: later starts find it built (a failure is an incident, workers compile as before).
       await host.workbenches.prepareBytecode();
       await host.hooks.start();
-      await host.workbenches.ensure(ROOT_SESSION, "host_start");
+      if (!host.leasing || (await host.leasing.claim(ROOT_SESSION))) await host.workbenches.ensure(ROOT_SESSION, "host_start");
       void host.workbenches.spares.fill();
       host.culler?.start();
       const turns = host.turns;
       if (turns) {
         host.subscribe((n) => turns.follow(n));
-        turns.resume();
+        turns.resume(whole);
       }
       return host;
     } catch (error) {
@@ -188,6 +191,7 @@ export class Host {
     // Spans are built from the log, so before it closes; the flush is bounded (a collector that is down never holds the stop).
     await this.telemetry?.close(this.now());
     await this.limits?.close();
+    await this.leasing?.stop();
     this.sqlite.close();
     this.releaseLock();
   }
@@ -205,7 +209,8 @@ export class Host {
   // ---- the operator's entry points (the control socket, the CLI, embedded hosts) ----------
 
   /** Run one cell in a session's workbench (see Cells.execute). */
-  execute(code: string, sessionId: string = ROOT_SESSION, opts: CellOptions = {}): Promise<ExecutionReport> {
+  async execute(code: string, sessionId: string = ROOT_SESSION, opts: CellOptions = {}): Promise<ExecutionReport> {
+    await this.leasing?.hold(sessionId);
     return this.cells.execute(code, sessionId, opts);
   }
 
@@ -220,7 +225,8 @@ export class Host {
   }
 
   /** Operator (or classified external) input (see Wakes.postInput). */
-  postInput(text: string, opts: { source?: string; sessionId?: string } = {}): Promise<{ event_id: number; attention: unknown }> {
+  async postInput(text: string, opts: { source?: string; sessionId?: string } = {}): Promise<{ event_id: number; attention: unknown }> {
+    await this.leasing?.hold(opts.sessionId ?? ROOT_SESSION);
     return this.wakes.postInput(text, opts);
   }
 
@@ -229,25 +235,17 @@ export class Host {
     return { ...(this.views.status() as Record<string, unknown>), telemetry: this.telemetry?.status() ?? null };
   }
 
+  /** `klbr status` over the control socket: with leases, also the hosts sharing the database and the sessions each holds (C21). */
+  async statusReply(): Promise<unknown> {
+    return { ...(this.status() as Record<string, unknown>), ...(await this.leasing?.status()) };
+  }
+
   /** Subscribe to notifications; returns the unsubscribe function. */
   subscribe(listener: (n: Notification) => void): () => void {
     return this.notifier.subscribe(listener);
   }
 
   // ---- wiring ----------------------------------------------------------------------------
-
-  /** Idle culling over this host's workbenches; each cull is a `workbench.culled` notification. */
-  private idleCuller(idleTimeoutMs: number): IdleCuller {
-    return new IdleCuller({
-      idleTimeoutMs,
-      all: () => this.workbenches.all(),
-      turnRunning: (sessionId) => this.turns?.turnOf(sessionId) != null,
-      onCulled: (bench, idleMs) => {
-        bench.culledAtMs = this.now();
-        this.notifier.notify({ type: "workbench.culled", session_id: bench.sessionId, generation: bench.generation ?? "", idle_ms: Math.round(idleMs), at_ms: bench.culledAtMs });
-      },
-    });
-  }
 
   /** What request handlers see: the basics and one view per service. */
   private requestServices(): HostServices {
@@ -278,8 +276,8 @@ export class Host {
 
   /** What one session's turn loop uses. */
   private turnHost(): TurnHost {
-    const { life } = this;
-    return {
+    const { life, leasing } = this;
+    const base: TurnHost = {
       db: this.db,
       sqlite: this.sqlite,
       now: () => this.now(),
@@ -295,6 +293,8 @@ export class Host {
       get stopping() {
         return life.stopping;
       },
+      ...(leasing ? { claim: (sessionId: string) => leasing.claim(sessionId), forSession: (sessionId: string) => sessionTurnHost(base, leasing, sessionId) } : {}),
     };
+    return base;
   }
 }

@@ -52,6 +52,10 @@ export interface TurnHost {
   readonly stopping: boolean;
   /** Aborted when the host stops: a route call in flight is abandoned. */
   readonly signal: AbortSignal;
+  /** Many hosts (C21): claim the session's lease before a turn; false when another host holds it. */
+  claim?(sessionId: string): Promise<boolean>;
+  /** Many hosts: the view one session's turns use (stopping and aborted also when this host loses the session). */
+  forSession?(sessionId: string): TurnHost;
 }
 
 /** The default C10 limit on cells in one turn. */

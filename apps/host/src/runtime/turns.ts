@@ -37,9 +37,10 @@ export class Turns {
   }
 
   /** After a restart: requests cut short are closed, and every session that was mid-turn resumes. */
-  resume(): void {
+  resume(closeCut = true): void {
     const { db, sqlite } = this.host;
-    const cut = closeRunningModelRequests(db, this.host.now());
+    // With other hosts alive (C21), their requests are theirs: a session's are closed when it is taken over.
+    const cut = closeCut ? closeRunningModelRequests(db, this.host.now()) : [];
     if (cut.length > 0) recordIncident(db, "model.requests_cut_short", { requests: cut }, this.host.now());
     for (const sessionId of sessionsToResume(sqlite)) this.kick(sessionId);
   }
@@ -53,9 +54,16 @@ export class Turns {
 
   /** Look at one session (a wake or an input arrived). */
   kick(sessionId: string): void {
+    // Many hosts (C21): a turn runs only on the host holding the session's lease, claimed first.
+    const claim = this.host.claim;
+    if (claim) void claim(sessionId).then((held) => held && this.kickHeld(sessionId), () => undefined);
+    else this.kickHeld(sessionId);
+  }
+
+  private kickHeld(sessionId: string): void {
     let turns = this.sessions.get(sessionId);
     if (!turns) {
-      turns = new SessionTurns(this.host, sessionId, () => this.route, this.options.maxCellsPerTurn);
+      turns = new SessionTurns(this.host.forSession?.(sessionId) ?? this.host, sessionId, () => this.route, this.options.maxCellsPerTurn);
       this.sessions.set(sessionId, turns);
     }
     turns.kick();

@@ -2,7 +2,7 @@ import { frameInput } from "@klbr/transcript";
 import type { HostDb } from "../db/open";
 import type { HookOutcome } from "../requests/context";
 import { deferredDueAt, getEvent, markConsumed, openDeferredInputs, pendingInputs, recordInput, setAttention, type EventRow } from "../store/events";
-import { wakeWait, wakeWaits, type WaitRow } from "../store/waits";
+import { getWait, openWaits, wakeWait, wakeWaits, type WaitRow } from "../store/waits";
 import { ROOT_SESSION } from "./ids";
 import type { HooksService } from "./hooks-service";
 import type { Stopping } from "./lifecycle";
@@ -15,6 +15,11 @@ export interface WakesDeps {
   notify: Notify["notify"];
   life: Stopping;
   hooks: Pick<HooksService, "invoke">;
+  /**
+   * Many hosts (C21): whether this host holds (or could claim) the session, asked before a timer
+   * fires for it; a wake of a session another host holds is that host's to fire. Absent: one host.
+   */
+  gate?(sessionId: string): Promise<boolean>;
 }
 
 /** Operator input always wakes, whatever the hook said (C6); others follow a valid decision, or wake when there is none. */
@@ -35,9 +40,14 @@ export class Wakes {
   constructor(private readonly deps: WakesDeps) {}
 
   /** After a restart: the timers of open waits with a deadline and of deferred inputs, from the log. */
-  restore(openWaits: readonly WaitRow[]): void {
-    for (const wait of openWaits) if (wait.deadlineMs !== null) this.scheduleWaitDeadline(wait.id, wait.deadlineMs);
-    for (const input of openDeferredInputs(this.deps.db)) this.scheduleDeferredInput(input.id, deferredDueAt(input) ?? this.deps.now());
+  restore(waits: readonly WaitRow[], inputs: (input: EventRow) => boolean = () => true): void {
+    for (const wait of waits) if (wait.deadlineMs !== null) this.scheduleWaitDeadline(wait.id, wait.deadlineMs);
+    for (const input of openDeferredInputs(this.deps.db)) if (inputs(input)) this.scheduleDeferredInput(input.id, deferredDueAt(input) ?? this.deps.now());
+  }
+
+  /** After taking a session over (C21): the timers of its open waits and deferred inputs. */
+  restoreSession(sessionId: string): void {
+    this.restore(openWaits(this.deps.db).filter((w) => w.sessionId === sessionId), (input) => input.sessionId === sessionId);
   }
 
   /** Clear every timer (the host stops; the next start rebuilds them from the log). */
@@ -80,11 +90,11 @@ export class Wakes {
 
   /** Wake a wait when its deadline passes (timers are rebuilt from the log after a restart). */
   scheduleWaitDeadline(waitId: string, deadlineMs: number): void {
-    this.at(deadlineMs, () => {
+    this.at(deadlineMs, () => this.gated(getWait(this.deps.db, waitId)?.sessionId, () => {
       // Only this wait: another open wait of the session has its own deadline, or none.
       const woken = wakeWait(this.deps.db, waitId, "deadline", this.deps.now());
       if (woken) this.announceWakes([woken], "deadline");
-    });
+    }));
   }
 
   /**
@@ -92,7 +102,14 @@ export class Wakes {
    * start, so a restart in between wakes it then, at once when it is overdue).
    */
   scheduleDeferredInput(eventId: number, dueAtMs: number): void {
-    this.at(dueAtMs, () => this.wakeDeferred(eventId));
+    this.at(dueAtMs, () => this.gated(getEvent(this.deps.db, eventId)?.sessionId, () => this.wakeDeferred(eventId)));
+  }
+
+  /** Fire at once with one host; with many, only once this host holds the session (see WakesDeps.gate). */
+  private gated(sessionId: string | undefined, fire: () => void): void {
+    const gate = this.deps.gate;
+    if (!gate || sessionId === undefined) return fire();
+    void gate(sessionId).then((ok) => ok && !this.deps.life.stopping && fire(), () => undefined);
   }
 
   /**

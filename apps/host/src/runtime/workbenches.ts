@@ -122,6 +122,16 @@ export class Workbenches {
     this.closedSessions.add(sessionId);
   }
 
+  /**
+   * The session's next generation starts for `reason` (kernel.reset): its namespace is gone (C21
+   * failover). Cells finds no live worker and starts one for it, as after a cull.
+   */
+  markEnded(sessionId: string, reason: string): void {
+    let bench = this.benches.get(sessionId);
+    if (!bench) this.benches.set(sessionId, (bench = new Workbench(sessionId)));
+    bench.endedFor = reason;
+  }
+
   /** A stopped peer's session runs no cell again: its workbench would come back to life. */
   refuseClosed(sessionId: string): void {
     if (this.closedSessions.has(sessionId)) throw new HostError("SESSION_STOPPED", `session ${sessionId} is stopped (peer.stop); it runs no more cells`);

@@ -45,7 +45,7 @@ function prepare(sqlite: Database.Database) {
  * kernel.reset reasons that end a namespace the session still had (C17, C19): the model's first
  * cell in the generation after one is told its names are gone.
  */
-export const NAMESPACE_LOST_REASONS: ReadonlySet<string> = new Set(["idle_culled", "memory_limit", "cpu_limit", "procs_limit"]);
+export const NAMESPACE_LOST_REASONS: ReadonlySet<string> = new Set(["idle_culled", "memory_limit", "cpu_limit", "procs_limit", "host_failover"]);
 
 /**
  * Why the namespace the model last ran a cell in is gone, when the cell at `seq` runs in a later

@@ -3,7 +3,7 @@ import { stopLatch } from "../../early-stop";
 import { optionsOf, run, type CommonOptions } from "../command";
 import { limitSettings } from "../../limits/settings";
 import { sandboxSettings } from "../../sandbox/settings";
-import { parseIdleTimeout, parseMaxCells, parseSpares } from "../pool-options";
+import { parseIdleTimeout, parseLease, parseMaxCells, parseSpares } from "../pool-options";
 import { checkKlbrPython } from "../python-check";
 import { parseLogLevel, ServeLog } from "../serve-log";
 import { dataDirOf } from "../target";
@@ -16,7 +16,7 @@ import { HostError } from "../../errors";
  * before the host starts starts nothing, and one during the start stops the host it made.
  */
 export async function serveCommand(
-  opts: CommonOptions & { sandbox?: string; network?: string; route?: string; drive?: boolean; passEnv?: string[]; limit?: string[]; logLevel?: string; json?: boolean; spare?: string; idleTimeout?: string; liveOutput?: boolean; maxCellsPerTurn?: string; web?: string; database?: string },
+  opts: CommonOptions & { sandbox?: string; network?: string; route?: string; drive?: boolean; passEnv?: string[]; limit?: string[]; logLevel?: string; json?: boolean; spare?: string; idleTimeout?: string; liveOutput?: boolean; maxCellsPerTurn?: string; web?: string; database?: string; lease?: string; sqliteFile?: string },
 ): Promise<number> {
   const stop = stopLatch();
   const log = new ServeLog(parseLogLevel(opts.logLevel), opts.json === true);
@@ -24,6 +24,8 @@ export async function serveCommand(
   const { mode, network } = sandboxSettings({ sandbox: opts.sandbox, network: opts.network });
   const spares = parseSpares(opts.spare ?? "1");
   const idleTimeoutMs = opts.idleTimeout === undefined ? undefined : parseIdleTimeout(opts.idleTimeout);
+  // C21: every daemon holds its sessions by leases (10 s unless told), on its own log or a shared one.
+  const leaseMs = parseLease(opts.lease ?? "10s");
   // Limits too: `--limit memory=lots` is LIMITS_INVALID (64) before anything starts.
   const { limits } = limitSettings({ limit: opts.limit ?? [] });
   checkKlbrPython();
@@ -37,7 +39,7 @@ export async function serveCommand(
   const startedAtMs = Date.now();
   if (stop.signal !== null) return stoppedBeforeStart(log, stop.signal);
   if (database.kind === "postgres") await postgresNotYet(database);
-  const host = await Host.start({ dataDir: dataDirOf(opts), sandbox: mode, network, drive, passEnv: opts.passEnv ?? [], limits, spares, liveOutput: opts.liveOutput !== false, ...(idleTimeoutMs !== undefined ? { idleTimeoutMs } : {}), ...(opts.workspace ? { workspace: opts.workspace } : {}) });
+  const host = await Host.start({ dataDir: dataDirOf(opts), sandbox: mode, network, drive, passEnv: opts.passEnv ?? [], limits, spares, leaseMs, log: (level, event, fields, text) => log.event(level, event, fields, text), ...(opts.sqliteFile ? { database: opts.sqliteFile } : {}), liveOutput: opts.liveOutput !== false, ...(idleTimeoutMs !== undefined ? { idleTimeoutMs } : {}), ...(opts.workspace ? { workspace: opts.workspace } : {}) });
   // Asked to stop during the start: the host is stopped without ever being reachable.
   let server;
   try {
@@ -166,6 +168,8 @@ export function register(program: Command): void {
     .option("--spare <n>", "warm spare workbenches kept started for new sessions and restarts, 0 for none (C19)", "1")
     .option("--web <host:port>", "also serve the web view (C23) there, e.g. 127.0.0.1:8765; its URL with the token is the first line on stdout")
     .option("--database <url>", "keep the records in this PostgreSQL database (postgres://USER@HOST:PORT/DB; default KLBR_DATABASE_URL, else SQLite in the data directory) (C21)")
+    .option("--lease <duration>", "how long this host's hold on a session lasts unrenewed (C21; 500ms to 1h, default 10s, renewed every 2s)")
+    .option("--sqlite-file <file>", "keep the SQLite log in this file instead of the data directory's: hosts on one machine with their own data directories share it (C21)")
     .option("--idle-timeout <duration>", "shut down a workbench idle this long (500ms, 30s, 5m, 2h; default off); its next cell starts a new generation (C19)")
     .action(run(async (cmd) => serveCommand(optionsOf(cmd))));
 }

@@ -27,6 +27,7 @@ export async function statusCommand(opts: CommonOptions & { json?: boolean }): P
     if (driving !== undefined) lines.push(`model      ${driving ? `sessions driven by route ${driving.route} (${driving.api}, ${driving.model})` : "no route drives sessions"}`);
     const telemetry = status.telemetry as { endpoint: string; exported: number; dropped: number; pending: number } | null | undefined;
     if (telemetry !== undefined) lines.push(`telemetry  ${telemetry ? `traces to ${telemetry.endpoint}: ${telemetry.exported} spans exported, ${telemetry.dropped} dropped, ${telemetry.pending} pending` : "off"}`);
+    lines.push(...hostLines(status));
     lines.push(hooks ? `hooks      pid ${String(hooks.pid)} ${String(hooks.state)} epoch ${String(hooks.epoch)} revision ${String(hooks.revision)}` : "hooks      none");
     for (const b of status.workbenches as Array<Record<string, unknown>>) {
       lines.push(`workbench  ${String(b.session_id)} ${String(b.generation)} pid ${String(b.pid)} ${stateText(b)}${b.running ? ` running ${String(b.running)}` : ""}`);
@@ -58,6 +59,16 @@ export async function statusCommand(opts: CommonOptions & { json?: boolean }): P
   } finally {
     client.close();
   }
+}
+
+/** C21: one line per host sharing the database, with its last heartbeat and the sessions it holds. */
+export function hostLines(status: Record<string, unknown>): string[] {
+  const hosts = status.hosts as Array<{ host_id: string; heartbeat_at_ms: number; alive: boolean; this_host: boolean; sessions: string[] }> | undefined;
+  if (!hosts) return [];
+  return hosts.map((h) => {
+    const held = h.sessions.length === 0 ? "holds no session" : `holds ${h.sessions.join(",")}`;
+    return `host       ${h.host_id}${h.this_host ? " (this host)" : ""} ${h.alive ? "alive" : "gone"}, last heartbeat ${new Date(h.heartbeat_at_ms).toISOString()}, ${held}`;
+  });
 }
 
 /** A workbench's state; a culled one with the time of the cull (C19), told apart from a dead one. */

@@ -6,7 +6,7 @@ import type { LeaseKey, LeaseStore } from "./types";
 
 export { pgLeases, withPgLease, type PgTx } from "./pg";
 export { sqliteLeases, withSqliteLease } from "./sqlite";
-export { holds, isLeaseLost, leaseLost, type HostRecord, type Lease, type LeaseKey, type LeaseRow, type LeaseStore } from "./types";
+export { holds, isLeaseLost, leaseLost, LeaseLostError, type HostRecord, type Lease, type LeaseKey, type LeaseOverview, type LeaseRow, type LeaseStore } from "./types";
 
 /** Run `fn`'s writes fenced by `key` (see LeaseStore.withLease): LEASE_LOST, and nothing written, unless `key` still holds the lease. */
 export function withLease<Tx, T>(store: LeaseStore<Tx>, key: LeaseKey, fn: (tx: Tx) => Promise<T>): Promise<T> {

@@ -1,6 +1,7 @@
-import { and, asc, eq, gt, isNull, lte, or, sql } from "drizzle-orm";
+import { and, asc, eq, gt, isNotNull, isNull, lte, or, sql } from "drizzle-orm";
 import type { PgHostDb } from "../../db/pg-open";
 import { hosts, leases } from "../../db/pg-schema";
+import { pendingQuery } from "./pending";
 import { holds, leaseLost, type HostRecord, type Lease, type LeaseKey, type LeaseRow, type LeaseStore } from "./types";
 
 /** The transaction handle a fenced write's statements run on in PostgreSQL. */
@@ -71,6 +72,19 @@ export function pgLeases(db: PgHostDb): LeaseStore<PgTx> {
       return rows.length === 1;
     },
     withLease: (key, fn) => withPgLease(db, key, fn),
+    overview: () =>
+      // REPEATABLE READ: the clock, the hosts and the leases are one snapshot's.
+      db.transaction(
+        async (tx) => {
+          const [clock] = await tx.execute<{ now: string }>(sql`SELECT ${NOW} AS now`).then((r) => r.rows);
+          const nowMs = Number(clock!.now);
+          const all = await tx.select().from(hosts).orderBy(asc(hosts.startedAtMs), asc(hosts.hostId));
+          const live = await tx.select().from(leases).where(and(isNotNull(leases.hostId), gt(leases.expiresAtMs, nowMs))).orderBy(asc(leases.sessionId));
+          return { nowMs, hosts: all as HostRecord[], leases: live.map(leaseOf) };
+        },
+        { isolationLevel: "repeatable read", accessMode: "read only" },
+      ),
+    pending: async (nowMs, limit) => (await db.execute<{ session_id: string }>(pendingQuery(NOW, nowMs, limit))).rows.map((r) => r.session_id),
   };
 }
 

@@ -1,8 +1,9 @@
 import type Database from "better-sqlite3";
-import { and, asc, eq, gt, isNull, lte, or, sql } from "drizzle-orm";
+import { and, asc, eq, gt, isNotNull, isNull, lte, or, sql } from "drizzle-orm";
 import type { HostDb } from "../../db/open";
 import { hosts, leases } from "../../db/schema";
 import { serial, serialTransaction } from "../sqlite-serial";
+import { pendingQuery } from "./pending";
 import { holds, leaseLost, type HostRecord, type Lease, type LeaseKey, type LeaseRow, type LeaseStore } from "./types";
 
 // The database's clock as in PostgreSQL (ms; unixepoch('subsec') needs SQLite 3.42, bundled is newer).
@@ -68,6 +69,18 @@ export function sqliteLeases(db: HostDb, sqlite: Database.Database): LeaseStore<
             .run().changes === 1,
       ),
     withLease: (key, fn) => withSqliteLease(db, sqlite, key, fn),
+    overview: () =>
+      run(() => {
+        // One read transaction: the clock, the hosts and the leases are one instant's.
+        const read = sqlite.transaction(() => {
+          const nowMs = (db.get(sql`SELECT ${NOW} AS now`) as { now: number }).now;
+          const all = db.select().from(hosts).orderBy(asc(hosts.startedAtMs), asc(hosts.hostId)).all();
+          const live = db.select().from(leases).where(and(isNotNull(leases.hostId), gt(leases.expiresAtMs, nowMs))).orderBy(asc(leases.sessionId)).all();
+          return { nowMs, hosts: all, leases: live.map(leaseOf) };
+        });
+        return read.deferred();
+      }),
+    pending: (nowMs, limit) => run(() => (db.all(pendingQuery(NOW, nowMs, limit)) as Array<{ session_id: string }>).map((r) => r.session_id)),
   };
 }
 

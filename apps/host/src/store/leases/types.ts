@@ -60,12 +60,38 @@ export interface LeaseStore<Tx> {
    * has not expired; otherwise nothing runs and it throws HostError `LEASE_LOST`.
    */
   withLease<T>(key: LeaseKey, fn: (tx: Tx) => Promise<T>): Promise<T>;
+  /** Every registered host and every live lease (held, not expired), with the database's clock read in the same query. */
+  overview(): Promise<LeaseOverview>;
+  /**
+   * Up to `limit` sessions with pending work whose lease nobody holds live (released, expired or
+   * never claimed): what a host's failover scan may claim. `nowMs` is the host clock wait deadlines use.
+   */
+  pending(nowMs: number, limit: number): Promise<string[]>;
+}
+
+/** What `klbr status` lists of the hosts sharing a database (see LeaseStore.overview). */
+export interface LeaseOverview {
+  /** The database's clock when it was read (epoch ms). */
+  nowMs: number;
+  hosts: HostRecord[];
+  /** Live leases only, by session id. */
+  leases: Lease[];
+}
+
+/** LEASE_LOST, carrying the key that lost, so whoever catches it knows which session to stop. */
+export class LeaseLostError extends HostError {
+  constructor(
+    readonly key: LeaseKey,
+    message: string,
+  ) {
+    super("LEASE_LOST", message);
+  }
 }
 
 /** The LEASE_LOST error for a write under `key` that found `row` instead. */
-export function leaseLost(key: LeaseKey, row: { hostId: string | null; epoch: number; live: boolean } | undefined): HostError {
+export function leaseLost(key: LeaseKey, row: { hostId: string | null; epoch: number; live: boolean } | undefined): LeaseLostError {
   const found = !row ? "no lease at all" : row.hostId === null ? `released at epoch ${row.epoch}` : `held by ${row.hostId} at epoch ${row.epoch}${row.live ? "" : " (expired)"}`;
-  return new HostError("LEASE_LOST", `session ${key.sessionId}: a write under host ${key.hostId} epoch ${key.epoch} found ${found}; nothing was written`);
+  return new LeaseLostError({ ...key }, `session ${key.sessionId}: a write under host ${key.hostId} epoch ${key.epoch} found ${found}; nothing was written`);
 }
 
 /** Whether the row lets `key` write: same host, same epoch, not expired. */

@@ -1,0 +1,339 @@
+// The Store contract (C21): the same cases against SqliteStore (a migrated SQLite file) and
+// PgStore (a migrated database of the run's real PostgreSQL cluster). Both must give the same
+// answers, and both fence a session's writes by its lease key (LEASE_LOST, nothing written).
+import { rmSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { testDatabase } from "../../../test-support/postgres";
+import { migrateHostDb, openSqlite } from "../src/db/open";
+import { migratePostgres, openPostgres } from "../src/db/pg-open";
+import type { SessionFence, Store } from "../src/store/api";
+import { blobDigest } from "../src/store/blobs";
+import { pgLeases, sqliteLeases, type LeaseKey, type LeaseStore } from "../src/store/leases";
+import { pgStore } from "../src/store/pg";
+import { sqliteStore } from "../src/store/sqlite";
+import { tempDir } from "./helpers";
+
+/** A fence whose keys the test sets: a session with no key writes unfenced. */
+class TestFence implements SessionFence {
+  readonly keys = new Map<string, LeaseKey>();
+  keyFor(sessionId: string): LeaseKey | null {
+    return this.keys.get(sessionId) ?? null;
+  }
+}
+
+interface Subject {
+  store: Store;
+  leases: LeaseStore<unknown>;
+  fence: TestFence;
+  close(): Promise<void>;
+}
+
+const dir = tempDir("klbr-contract-");
+let pgDb: Awaited<ReturnType<typeof testDatabase>>;
+const subjects: Record<"sqlite" | "postgres", Subject | null> = { sqlite: null, postgres: null };
+
+beforeAll(async () => {
+  const sqlite = openSqlite(join(dir, "klbr.sqlite"));
+  const db = migrateHostDb(sqlite);
+  const liteFence = new TestFence();
+  subjects.sqlite = { store: sqliteStore(db, sqlite, liteFence), leases: sqliteLeases(db, sqlite) as LeaseStore<unknown>, fence: liteFence, close: async () => void sqlite.close() };
+  pgDb = await testDatabase();
+  if (pgDb.skip) return;
+  const pg = openPostgres(pgDb.url!, { max: 4 });
+  await migratePostgres(pg.pool);
+  const pgFence = new TestFence();
+  const store = pgStore(pg, pgFence);
+  subjects.postgres = { store, leases: pgLeases(pg.db) as LeaseStore<unknown>, fence: pgFence, close: () => store.close() };
+});
+afterAll(async () => {
+  await subjects.sqlite?.close();
+  await subjects.postgres?.close();
+  await pgDb?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const profile = { name: "r", api: "openai", base_url: "http://127.0.0.1:1", model: "m" };
+const request = (sessionId: string, id: string, headerRecordId: number) => ({
+  id,
+  sessionId,
+  turnId: `t-${id}`,
+  route: "r",
+  api: "openai",
+  model: "m",
+  profile,
+  headerRecordId,
+  frontierId: null,
+  throughSeq: 0,
+  bodyDigest: "d",
+  bodyBytes: 10,
+  sharedPrefixBytes: 0,
+  startedAtMs: 5,
+});
+
+describe.each(["sqlite", "postgres"] as const)("Store on %s", (dialect) => {
+  const subject = (ctx: { skip(reason: string): never }): Subject => {
+    const s = subjects[dialect];
+    if (!s) return ctx.skip(pgDb.skip ?? "no store");
+    return s;
+  };
+
+  test("events: inputs pending until consumed, outbound recorded, attention set, deferred inputs due only after their seconds", async (ctx) => {
+    const { store } = subject(ctx);
+    const a = await store.recordInput({ sessionId: "ev", source: "operator", receivedAtMs: 10, payload: { text: "one" }, attention: null });
+    const b = await store.recordInput({ sessionId: "ev", source: "operator", receivedAtMs: 11, payload: { text: "two", extra: [1, { k: "v" }] }, attention: { effective: { action: "defer", due_at_ms: 500 } } });
+    expect(a).toMatchObject({ sessionId: "ev", lane: "operator", direction: "in", payload: { text: "one" }, consumedAtMs: null });
+    expect(b.id).toBeGreaterThan(a.id);
+    expect((await store.pendingInputs("ev")).map((e) => e.payload)).toEqual([{ text: "one" }, { text: "two", extra: [1, { k: "v" }] }]);
+    expect((await store.duePendingInputs("ev", 100)).map((e) => e.id)).toEqual([a.id]);
+    expect((await store.duePendingInputs("ev", 500)).map((e) => e.id)).toEqual([a.id, b.id]);
+    expect((await store.openDeferredInputs()).map((e) => e.id)).toEqual([b.id]);
+    await store.setAttention("ev", a.id, { hook: "h", effective: { action: "wake" } });
+    await store.markConsumed("ev", [a.id], 20);
+    expect(await store.getEvent(a.id)).toMatchObject({ consumedAtMs: 20, attention: { hook: "h", effective: { action: "wake" } } });
+    expect((await store.pendingInputs("ev")).map((e) => e.id)).toEqual([b.id]);
+    const out = await store.recordOutbound({ sessionId: "ev", text: "hi", effectId: "fx-1", atMs: 30 });
+    expect(out).toMatchObject({ direction: "out", source: "session:ev", payload: { text: "hi" }, effectId: "fx-1", receivedAtMs: 30 });
+    expect(await store.getEvent(999_999)).toBeUndefined();
+  });
+
+  test("executions, host requests and kernel resets: open, close, find the running ones, number the requests", async (ctx) => {
+    const { store } = subject(ctx);
+    const started = await store.startExecution({ id: "ex-1", sessionId: "cx", generation: "g-1", code: "1+1", startedAtMs: 1, origin: "exec" });
+    expect(started).toMatchObject({ status: "running", output: null, origin: "exec" });
+    expect((await store.runningExecutions()).map((e) => e.id)).toContain("ex-1");
+    const r1 = await store.recordRequest("cx", { executionId: "ex-1", requestId: "q1", method: "runtime.send", request: { text: "a" }, requestedAtMs: 2 });
+    const r2 = await store.recordRequest("cx", { executionId: "ex-1", requestId: "q2", method: "runtime.wait", request: {}, requestedAtMs: 3 });
+    await store.recordReply("cx", r1, { kind: "ok", value: 1 }, 4);
+    expect([await store.requestStep("ex-1", r1), await store.requestStep("ex-1", r2)]).toEqual([1, 2]);
+    expect((await store.hostRequestsOf("ex-1")).map((r) => [r.requestId, r.reply])).toEqual([["q1", { kind: "ok", value: 1 }], ["q2", null]]);
+    const done = await store.finishExecution("cx", "ex-1", { status: "ok", output: [{ stream: "stdout", text: "2\n" }], endedAtMs: 9, cpuMs: 3 });
+    expect(done).toMatchObject({ status: "ok", output: [{ stream: "stdout", text: "2\n" }], truncatedBytes: 0, error: null, endedAtMs: 9, cpuMs: 3, peakRssBytes: null });
+    expect(await store.finishExecution("cx", "nope", { status: "ok", endedAtMs: 9 })).toBeUndefined();
+    expect((await store.runningExecutions()).map((e) => e.id)).not.toContain("ex-1");
+    expect(await store.executionCode("ex-1")).toBe("1+1");
+    expect(await store.lastKernelReset("cx")).toBeUndefined();
+    await store.recordKernelReset({ sessionId: "cx", generation: "g-1", skillsRevision: "s", pid: 42, reason: "start", atMs: 1 });
+    await store.recordKernelReset({ sessionId: "cx", generation: "g-2", skillsRevision: null, pid: null, reason: "idle_culled", atMs: 2 });
+    expect(await store.lastKernelReset("cx")).toMatchObject({ generation: "g-2", reason: "idle_culled", pid: null });
+  });
+
+  test("a turn: header pin, model request, reply committed with its transcript record, cells read back as the model reads them", async (ctx) => {
+    const { store } = subject(ctx);
+    const s = "turn";
+    const pin = await store.appendHeaderRecord({ sessionId: s, type: "header_pin", digest: "p1", record: { text: "be brief", digest: "p1" }, atMs: 1 });
+    expect(await store.pinOf(s)).toEqual({ id: pin, text: "be brief" });
+    expect(await store.pinIdOf(s)).toBe(pin);
+    expect(await store.latestPin(s)).toEqual({ id: pin, text: "be brief", digest: "p1" });
+    const input = await store.recordInput({ sessionId: s, source: "operator", receivedAtMs: 2, payload: { text: "add" }, attention: null });
+    await store.transcribeNew(s, pin, () => 3);
+    await store.transcribeNew(s, pin, () => 4); // nothing new: nothing appended twice
+    expect((await store.pendingInputs(s)).length).toBe(0);
+    await store.startModelRequest(request(s, "mr-1", pin));
+    const reply = { text: "", calls: [{ id: "c1", name: "python", arguments: '{"code":"1+1"}' }], stop: "tool_calls" };
+    const replySeq = await store.commitModelReply(s, "mr-1", { reply, responseModel: "m-1", usage: null, retries: 0, endedAtMs: 6 });
+    await store.startExecution({ id: "ex-t", sessionId: s, generation: "g-1", code: "1+1", startedAtMs: 7, origin: "model" });
+    const cellSeq = await store.appendTranscript({ sessionId: s, kind: "cell", ref: "ex-t", requestId: "mr-1", callId: "c1", atMs: 7 });
+    expect(cellSeq).toBeGreaterThan(replySeq);
+    // A cell still running ends what can be read.
+    expect((await store.loadTranscript(s, 0)).map((r) => r.kind)).toEqual(["input", "reply"]);
+    expect(await store.lastReply(s)).toEqual({ requestId: "mr-1", reply, answers: [{ kind: "cell", ref: "ex-t", callId: "c1", executionStatus: "running" }] });
+    await store.finishExecution(s, "ex-t", { status: "ok", output: [{ stream: "stdout", text: "2\n" }], endedAtMs: 8 });
+    const records = await store.loadTranscript(s, 0);
+    expect(records).toEqual([
+      { seq: records[0]!.seq, kind: "input", event: { source: "operator", received_at_ms: 2, payload: { text: "add" } } },
+      { seq: replySeq, kind: "reply", request_id: "mr-1", reply },
+      {
+        seq: cellSeq,
+        kind: "cell",
+        request_id: "mr-1",
+        call_id: "c1",
+        result: { execution_id: "ex-t", status: "ok", output: [{ stream: "stdout", text: "2\n" }], truncated_bytes: 0, error: null, ended_by: null, started_at_ms: 7, ended_at_ms: 8 },
+      },
+    ]);
+    expect(await store.lastSeq(s)).toBe(cellSeq);
+    expect(await store.maxRef(s, "input")).toBe(input.id);
+    expect(await store.cellRecordSeq(s, "ex-t")).toBe(cellSeq);
+    expect(await store.seqBefore(s, cellSeq)).toBe(replySeq);
+    expect(await store.lastCellThrough(s, cellSeq)).toBe("ex-t");
+    expect(await store.callIdOfCell("ex-t")).toBe("c1");
+    expect(await store.sessionsToResume()).toContain(s);
+    expect((await store.sessionModelRequests(s)).map((r) => [r.id, r.status, r.responseModel, r.reply])).toEqual([["mr-1", "ok", "m-1", reply]]);
+    expect((await store.modelRequestById("mr-1"))?.profile).toEqual(profile);
+    await store.startModelRequest(request(s, "mr-2", pin));
+    expect(await store.closeRunningModelRequests(100)).toEqual(["mr-2"]);
+    expect((await store.modelRequestById("mr-2"))?.error).toEqual({ code: "host_restart", message: "the host stopped before the reply arrived", status: null });
+  });
+
+  test("namespace lost: a model cell in a generation after an idle cull is told why", async (ctx) => {
+    const { store } = subject(ctx);
+    const s = "nsl";
+    await store.startExecution({ id: "nsl-1", sessionId: s, generation: "g-1", code: "x = 1", startedAtMs: 1 });
+    const first = await store.appendTranscript({ sessionId: s, kind: "cell", ref: "nsl-1", requestId: "r", callId: "c", atMs: 1 });
+    await store.recordKernelReset({ sessionId: s, generation: "g-2", reason: "idle_culled", atMs: 2 });
+    await store.startExecution({ id: "nsl-2", sessionId: s, generation: "g-2", code: "x", startedAtMs: 3 });
+    const second = await store.appendTranscript({ sessionId: s, kind: "cell", ref: "nsl-2", requestId: "r", callId: "c2", atMs: 3 });
+    expect(await store.namespaceLost(s, first, "nsl-1")).toBeNull();
+    expect(await store.namespaceLost(s, second, "nsl-2")).toBe("idle_culled");
+  });
+
+  test("waits: one open wait per session, pending input wakes at once, deadlines wake, recovery closes what a crash left", async (ctx) => {
+    const { store } = subject(ctx);
+    const s = "wt";
+    const w1 = await store.createWait({ id: "w1", sessionId: s, executionId: "e", reason: "r", seconds: 10, nowMs: 1000 });
+    expect(w1.reply).toEqual({ wait_id: "w1", deadline_ms: 11_000, pending_input: false });
+    expect(await store.hasOpenWait(s)).toBe(true);
+    const w2 = await store.createWait({ id: "w2", sessionId: s, executionId: "e", reason: "r", seconds: null, nowMs: 2000 });
+    expect(w2.superseded.map((w) => [w.id, w.state, w.wokenBy])).toEqual([["w1", "superseded", "superseded:w2"]]);
+    expect(await store.sessionOpenWaits(s)).toEqual([{ id: "w2", reason: "r", deadline_ms: null }]);
+    expect((await store.wakeWaits(s, "input:1", 3000)).map((w) => w.id)).toEqual(["w2"]);
+    expect(await store.wakeWait(s, "w2", "again", 3001)).toBeUndefined();
+    await store.recordInput({ sessionId: s, source: "operator", receivedAtMs: 3500, payload: { text: "x" }, attention: null });
+    const w3 = await store.createWait({ id: "w3", sessionId: s, executionId: "e", reason: "r", seconds: 5, nowMs: 4000 });
+    expect(w3.row).toMatchObject({ state: "woken", wokenBy: "pending_input", pendingInput: true });
+    await store.createWait({ id: "w4", sessionId: "wt-due", executionId: "e", reason: "r", seconds: 1, nowMs: 0 });
+    expect((await store.wakeDueWaits(999)).map((w) => w.id)).not.toContain("w4");
+    expect((await store.getWait("w4"))?.state).toBe("waiting");
+    // Recovery: the running cell interrupted, the due wait woken, the unanswered request closed, one incident.
+    await store.startExecution({ id: "ex-crash", sessionId: "wt-due", generation: "g-1", code: "sleep()", startedAtMs: 1 });
+    await store.recordRequest("wt-due", { executionId: "ex-crash", requestId: "q", method: "runtime.wait", request: {}, requestedAtMs: 1 });
+    const recovery = await store.recoverAfterCrash(5000);
+    expect(recovery.interrupted).toContain("ex-crash");
+    expect(recovery.woken.map((w) => w.id)).toContain("w4");
+    expect(await store.getExecution("ex-crash")).toMatchObject({ status: "interrupted", endedBy: "host_restart", failure: { reason: "host_died", observed_at_ms: 5000 } });
+    expect((await store.hostRequestsOf("ex-crash"))[0]?.reply).toMatchObject({ code: "host_restart", sent: false });
+    expect(await store.closeUnansweredRequests(6000)).toEqual([]);
+  });
+
+  test("blobs and displays: stored once by digest, bytes exact, prefixes resolved, the execution's list written with them", async (ctx) => {
+    const { store } = subject(ctx);
+    const data = Buffer.from([0, 1, 2, 255, 254, 0x89, 0x50]);
+    const digest = blobDigest(data);
+    await store.startExecution({ id: "ex-d", sessionId: "dp", generation: "g-1", code: "display()", startedAtMs: 1 });
+    const ref = { seq: 0, digest, mimes: ["image/png"], text: "", images: [{ mime: "image/png" as const, digest, width: null, height: null, bytes: data.length }] };
+    await store.storeDisplay("dp", "ex-d", { ref, blobs: [{ digest, mediaType: "image/png", data }] }, [ref], 2);
+    await store.putBlob({ digest, mediaType: "image/png", data }, 3);
+    const row = await store.getBlob(digest);
+    expect(row).toMatchObject({ digest, mediaType: "image/png", bytes: data.length, createdAtMs: 2 });
+    expect(Buffer.compare(row!.data, data)).toBe(0);
+    expect(await store.blobsByPrefix(digest.slice(7, 20))).toEqual([digest]);
+    expect((await store.resolveBlob(digest.slice(7, 20))).digest).toBe(digest);
+    await expect(store.resolveBlob("sha256:0000000000000000")).rejects.toMatchObject({ code: "DISPLAY_NOT_FOUND" });
+    await expect(store.resolveBlob("zz")).rejects.toMatchObject({ code: "DISPLAY_NOT_FOUND" });
+    expect((await store.getExecution("ex-d"))?.displays).toEqual([ref]);
+    await store.finishExecution("dp", "ex-d", { status: "ok", endedAtMs: 4 });
+    const result = await store.cellResult("ex-d", { images: true });
+    expect(result?.displays).toEqual([{ text: "", images: [{ mime: "image/png", digest, width: null, height: null, bytes: data.length, base64: data.toString("base64") }] }]);
+  });
+
+  test("frontiers: pending until installed with the pin that installs it; older pending ones superseded with it", async (ctx) => {
+    const { store } = subject(ctx);
+    const s = "fr";
+    await store.recordFrontier({ id: "f1", sessionId: s, coversThrough: 3, block: "b1", reason: "selected", executionId: null, createdAtMs: 1 });
+    await store.recordFrontier({ id: "f2", sessionId: s, coversThrough: 4, block: "b2", reason: "budget", executionId: null, createdAtMs: 2 });
+    expect((await store.pendingFrontier(s))?.id).toBe("f2");
+    expect((await store.pendingFrontierOf(s))?.id).toBe("f2");
+    const pin = await store.installPin({ sessionId: s, frontierId: "f2", digest: "p", record: { text: "t", digest: "p" }, pinnedAtMs: 5, installedAtMs: 6 });
+    expect(await store.pendingFrontier(s)).toBeUndefined();
+    expect(await store.installedFrontier(s)).toMatchObject({ id: "f2", headerRecordId: pin, installedAtMs: 6 });
+    expect(await store.installedFrontierOf(s)).toMatchObject({ id: "f2", headerRecordId: pin, coversThrough: 4 });
+    expect((await store.getFrontier("f1"))?.installedAtMs).toBe(6);
+    expect(await store.headerChain(s)).toEqual([{ text: "t", digest: "p" }]);
+    expect((await store.headerRows(s)).map((r) => r.type)).toEqual(["header_pin"]);
+  });
+
+  test("effects, work items and orientation: identities found again, assessments close items, adoptions replace by target", async (ctx) => {
+    const { store } = subject(ctx);
+    await store.insertEffect({ id: "fx", sessionId: "wo", executionId: "e1", requestId: "q1", kind: "send", text: "hi", status: "confirmed", createdAtMs: 1 });
+    expect((await store.findEffect("e1", "q1"))?.id).toBe("fx");
+    expect(await store.getEffect("none")).toBeUndefined();
+    await store.insertWorkItem({ id: "wi", sessionId: "wo", executionId: "e1", requestId: "q2", purpose: "p", reason: "r", evidenceRefs: ["a"], createdAtMs: 1 });
+    expect((await store.findWorkItemByRequest("e1", "q2"))?.status).toBe("open");
+    expect((await store.sessionAgenda("wo")).work_items.map((w) => w.work_item_id)).toEqual(["wi"]);
+    expect(await store.recordAssessment({ workItemId: "wi", sessionId: "wo", executionId: "e1", requestId: "q3", outcome: "changed", atMs: 5 })).toMatchObject({ status: "closed", outcome: "changed", closedAtMs: 5 });
+    expect(await store.openWorkItems("wo")).toEqual([]);
+    const base = { sessionId: "wo", executionId: "e1", target: "persona", text: "be kind", digest: "d1", stagedAtMs: 1 };
+    await store.insertCandidate({ ...base, id: "c1", requestId: "q4", scopeKind: "global", scopeSessionId: null });
+    await store.insertCandidate({ ...base, id: "c2", requestId: "q5", scopeKind: "session", scopeSessionId: "wo", stagedAtMs: 2, text: "be brief", digest: "d2" });
+    expect((await store.stagedCandidates("wo")).map((c) => c.id)).toEqual(["c1", "c2"]);
+    const adoption = { candidateId: "c1", target: "persona", scopeKind: "global" as const, scopeSessionId: null, sessionId: "wo", executionId: "e1", requestId: "q6", step: 1, reply: { ok: true }, adoptedAtMs: 3 };
+    const a1 = await store.insertAdoption({ ...adoption, operationId: "op1" });
+    await store.markAdopted("c1");
+    await store.setAdoptionReply(a1.id, { ok: true, n: 1 });
+    expect((await store.findAdoption("op1"))?.reply).toEqual({ ok: true, n: 1 });
+    await store.insertAdoption({ ...adoption, operationId: "op2", candidateId: "c2", scopeKind: "session", scopeSessionId: "wo" });
+    expect((await store.currentSources({ kind: "global" })).map((x) => [x.target, x.text])).toEqual([["persona", "be kind"]]);
+    expect((await store.currentSources({ kind: "session", session_id: "wo" })).map((x) => x.candidate_id)).toEqual(["c2"]);
+    expect(await store.adoptedScopes()).toEqual([{ kind: "global" }, { kind: "session", session_id: "wo" }]);
+    expect(await store.adoptionMark()).toBeGreaterThan(a1.id);
+  });
+
+  test("peers and peer requests: open, ask, answer once, cancel pending ones at stop, counted per peer", async (ctx) => {
+    const { store } = subject(ctx);
+    await store.insertPeer({ id: "p1", sessionId: "peer-s", openerSessionId: "op-s", openerExecutionId: "e", mode: "m", evidence: [], openedAtMs: 1 });
+    expect((await store.peerOfSession("peer-s"))?.id).toBe("p1");
+    expect(await store.countLivePeers()).toBeGreaterThanOrEqual(1);
+    const base = { peerId: "p1", fromSessionId: "op-s", toSessionId: "peer-s", content: "q?", evidence: [], eventId: 1, sentByExecutionId: "e", sentAtMs: 10 };
+    const r1 = await store.insertPeerRequest({ ...base, requestId: "pr1" });
+    const r2 = await store.insertPeerRequest({ ...base, requestId: "pr2" });
+    expect((await store.openPeerRequests("op-s")).outgoing.map((r) => r.request_id)).toEqual(["pr1", "pr2"]);
+    expect((await store.openPeerRequests("peer-s")).incoming.map((r) => r.request_id)).toEqual(["pr1", "pr2"]);
+    expect(await store.answerRequest(r1.id, { result: { a: 1 }, executionId: "pe", atMs: 20 })).toMatchObject({ status: "answered", result: { a: 1 } });
+    expect(await store.answerRequest(r1.id, { result: { a: 2 }, executionId: "pe", atMs: 21 })).toBeUndefined();
+    await store.setResultEvent(r1.id, 77);
+    expect((await store.sentRequest("op-s", "pr1"))?.resultEventId).toBe(77);
+    expect((await store.receivedRequest("peer-s", "pr2"))?.id).toBe(r2.id);
+    expect(await store.peerCausesOf("peer-s", 0, 100)).toEqual(["e", "e"]);
+    expect(await store.beginStop("p1", { drain: true, atMs: 30 })).toMatchObject({ status: "stopping", stopDrain: true });
+    expect((await store.cancelPendingOfPeer("p1", { executionId: null, atMs: 31 })).map((r) => r.requestId)).toEqual(["pr2"]);
+    expect(await store.peerView((await store.getPeer("p1"))!)).toMatchObject({ peer_id: "p1", status: "stopping", requests: { pending: 0, answered: 1, cancelled: 1 } });
+    expect((await store.stoppingPeers()).map((p) => p.id)).toEqual(["p1"]);
+    expect(await store.finishStop("p1", "drain", 40)).toMatchObject({ status: "stopped", stoppedBy: "drain" });
+    expect(await store.stoppedPeerSessions()).toContain("peer-s");
+    expect((await store.peersOpenedBy("op-s")).map((p) => p.id)).toEqual(["p1"]);
+  });
+
+  test("remote namespaces: one open per session and target, generations and operations closed once, recovered after a crash", async (ctx) => {
+    const { store } = subject(ctx);
+    await store.insertNamespace({ id: "ns1", sessionId: "rm", target: "box", openedByExecutionId: "e", openedAtMs: 1 });
+    expect((await store.openNamespace("rm", "box"))?.id).toBe("ns1");
+    await store.insertGeneration({ namespaceId: "ns1", generation: "g-1", target: "box", remotePid: 7, localPid: 8, runtimeDigest: "rd", runtimeCopied: true, python: "3.11", startedAtMs: 2 });
+    await store.insertOperation({ namespaceId: "ns1", generation: "g-1", operationId: "o1", operation: "exec", code: "1", executionId: "e", startedAtMs: 3 });
+    await store.finishOperation("ns1", "o1", { status: "ok", completion: { kind: "ok" }, endedBy: null, atMs: 4 });
+    await store.finishOperation("ns1", "o1", { status: "failed", completion: { kind: "failed" }, endedBy: "x", atMs: 5 });
+    expect(await store.getOperation("ns1", "o1")).toMatchObject({ status: "ok", completion: { kind: "ok" }, endedAtMs: 4 });
+    await store.insertOperation({ namespaceId: "ns1", generation: "g-1", operationId: "o2", operation: "exec", code: "2", executionId: "e", startedAtMs: 6 });
+    expect(await store.recoverRemote(7)).toEqual({ generations: 1, operations: 1 });
+    expect((await store.latestGeneration("ns1"))?.endReason).toBe("host_restart");
+    expect(await store.closeNamespace("ns1", "closed", 8)).toBe(true);
+    expect(await store.closeNamespace("ns1", "closed", 9)).toBe(false);
+    expect((await store.openNamespaces()).map((n) => n.id)).not.toContain("ns1");
+  });
+
+  test("fencing: with the lease's key a session's writes land; after another host takes the lease they fail with LEASE_LOST and write nothing", async (ctx) => {
+    const { store, leases, fence } = subject(ctx);
+    expect(store.dialect).toBe(dialect);
+    const s = "fenced";
+    const mine = (await leases.claim(s, "host-a", 60_000))!;
+    fence.keys.set(s, { sessionId: s, hostId: "host-a", epoch: mine.epoch });
+    await store.recordInput({ sessionId: s, source: "operator", receivedAtMs: 1, payload: { text: "ok" }, attention: null });
+    await leases.release({ sessionId: s, hostId: "host-a", epoch: mine.epoch });
+    const theirs = (await leases.claim(s, "host-b", 60_000))!;
+    expect(theirs.epoch).toBe(mine.epoch + 1);
+    const writes: Array<() => Promise<unknown>> = [
+      () => store.recordInput({ sessionId: s, source: "operator", receivedAtMs: 2, payload: { text: "stale" }, attention: null }),
+      () => store.startExecution({ id: "ex-stale", sessionId: s, generation: "g-1", code: "x", startedAtMs: 2 }),
+      () => store.appendTranscript({ sessionId: s, kind: "input", ref: "1", atMs: 2 }),
+      () => store.createWait({ id: "w-stale", sessionId: s, executionId: "e", reason: "r", seconds: 1, nowMs: 2 }),
+      () => store.commitModelReply(s, "none", { reply: {}, responseModel: null, usage: null, retries: 0, endedAtMs: 2 }),
+    ];
+    for (const write of writes) await expect(write()).rejects.toMatchObject({ code: "LEASE_LOST" });
+    expect((await store.pendingInputs(s)).map((e) => e.payload)).toEqual([{ text: "ok" }]);
+    expect(await store.getExecution("ex-stale")).toBeUndefined();
+    expect(await store.getWait("w-stale")).toBeUndefined();
+    expect(await store.lastSeq(s)).toBe(0);
+    // Unfenced sessions (no key) write as before.
+    await store.recordInput({ sessionId: "free", source: "operator", receivedAtMs: 1, payload: { text: "free" }, attention: null });
+    expect((await store.pendingInputs("free")).length).toBe(1);
+  });
+});

@@ -23,13 +23,18 @@ export class HostGroup {
   private readonly hosts: ServeHost[] = [];
   private count = 0;
 
-  constructor(private readonly args: string[] = []) {
+  constructor(
+    private readonly args: string[] = [],
+    /** Run before each host starts, on its data directory (e.g. `klbr route add`). */
+    private readonly prepare: (dataDir: string) => Promise<void> = async () => undefined,
+  ) {
     mkdirSync(this.workspace, { recursive: true });
   }
 
   /** Start one more host and wait until it serves. */
   async start(extra: string[] = []): Promise<ServeHost> {
     const dataDir = join(this.root, `h${this.count++}`);
+    await this.prepare(dataDir);
     const child = spawn(CLI[0]!, [...CLI.slice(1), "--data-dir", dataDir, "--workspace", this.workspace, "serve", "--sqlite-file", this.database, "--spare", "0", ...this.args, ...extra], {
       cwd: HOST_DIR,
       stdio: ["ignore", "ignore", "pipe"],

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import io
+import os
 import threading
 import tracemalloc
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -190,9 +192,39 @@ def test_capture_stream_routes_writes():
     assert stream.encoding == "utf-8" and stream.writable() and not stream.isatty()
 
 
+def test_capture_stream_fileno_is_the_real_streams_and_without_one_there_is_none():
+    # Code that writes to the descriptor (a subprocess, faulthandler) reaches the process's stream.
+    read, write = os.pipe()
+    try:
+        with os.fdopen(write, "w", closefd=False) as real:
+            stream = CaptureStream("stdout", lambda: None, real)
+            assert stream.fileno() == write
+            os.write(stream.fileno(), b"by descriptor")
+        assert os.read(read, 100) == b"by descriptor"
+    finally:
+        os.close(read)
+        os.close(write)
+    detached = CaptureStream("stdout", lambda: None, None)
+    with pytest.raises(io.UnsupportedOperation):
+        detached.fileno()
+    assert detached.write("nowhere") == len("nowhere")
+
+
+def test_live_output_gets_each_stdout_and_stderr_write_but_not_the_result():
+    # C16: what the cell writes is also streamed; its result record is not output.
+    cap = OutputCapture(max_bytes=8)
+    seen = []
+    cap.live = lambda stream, text, size: seen.append((stream, text, size))
+    cap.write("stdout", "héllo")
+    cap.write("result", "42")
+    cap.write("stderr", "past the limit")  # the live copy is taken before the record's limits
+    assert seen == [("stdout", "héllo", 6), ("stderr", "past the limit", 14)]
+
+
 def test_capture_stream_buffer_decodes_utf8_across_writes():
     cap = OutputCapture()
     stream = CaptureStream("stdout", lambda: cap, io.StringIO())
+    assert stream.buffer.writable()
     data = "€!".encode("utf-8")
     stream.buffer.write(data[:1])
     stream.buffer.write(data[1:])

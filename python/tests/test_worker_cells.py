@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from klbr.worker.cells import CellCompiler, format_error, make_namespace, run_compiled
+from klbr.worker.cells import CellCompiler, CompiledCell, format_error, make_namespace, run_compiled
 
 
 @pytest.fixture
@@ -254,3 +254,43 @@ def test_the_traceback_of_a_remembered_expression_names_its_own_cell(cell):
         assert "    boom(7)\n" in text and "    raise ValueError(x)\n" in text
         filenames.add(text.split('File "')[1].split('"')[0])
     assert len(filenames) == 3
+
+
+def test_a_syntax_error_raised_by_a_cells_own_code_keeps_its_traceback(cell):
+    # Only a cell that does not parse has no frame to show; compile() called by the cell does.
+    with pytest.raises(SyntaxError) as caught:
+        cell("compile('x = (', 'inner', 'exec')")
+    text = format_error(caught.value)
+    assert text.startswith("Traceback (most recent call last):\n")
+    assert 'File "<cell c1>", line 1' in text
+    assert "SyntaxError" in text
+
+
+def test_without_a_cell_frame_the_worker_frames_before_the_error_are_hidden():
+    # An error raised in code the cell did not compile (here a code object from another file),
+    # as the worker catches it: its traceback starts in the worker's own frames.
+    other = compile("1 / 0", "/elsewhere/module.py", "eval")
+    compiled = CompiledCell("<not shown>", None, other)
+    try:
+        asyncio.run(run_compiled(compiled, {}))
+    except ZeroDivisionError as error:
+        tb = error.__traceback__
+        while tb is not None and "klbr/worker" not in tb.tb_frame.f_code.co_filename:
+            tb = tb.tb_next
+        assert tb is not None
+        exc = error.with_traceback(tb)
+    text = format_error(exc)
+    assert text.startswith("Traceback (most recent call last):\n")
+    assert 'File "/elsewhere/module.py", line 1' in text
+    assert "klbr/worker" not in text and "run_compiled" not in text
+    assert text.rstrip().endswith("ZeroDivisionError: division by zero")
+
+
+def test_inspect_getsource_reads_a_cells_function_as_written(cell):
+    cell("def f():\n    return 1")
+    assert cell("import inspect\ninspect.getsource(f)") == "def f():\n    return 1"
+
+
+def test_annotations_are_evaluated_unless_the_cell_imported_the_future(cell):
+    # The worker's own `from __future__ import annotations` must not leak into the cells.
+    assert cell("def f(x: int) -> None:\n    pass\nf.__annotations__['x']") is int

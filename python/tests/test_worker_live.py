@@ -85,8 +85,12 @@ def test_a_forked_child_is_switched_off():
     live.begin("a")
     read, write = os.pipe()
     pid = os.fork()
-    if pid == 0:  # the child: its copy must neither buffer nor send
+    if pid == 0:  # the child: its copy must neither buffer nor send, even for a cell it begins
         live.write("stdout", "from the child", 14)
+        live.end()
+        live.begin("in-the-child")
+        live.write("stdout", "still the child", 15)
+        live.flush()
         live.end()
         os.write(write, b"1" if not sent and not live._segments else b"0")
         os._exit(0)

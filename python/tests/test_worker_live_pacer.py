@@ -134,9 +134,10 @@ def test_dropped_bytes_make_the_kept_text_go_at_once_and_are_reported_with_it(sl
     from klbr.envelope import MAX_LIVE_OUTPUT_TEXT_BYTES
 
     live, recorder = started()
-    write(live, "stdout", "x" * (MAX_LIVE_OUTPUT_TEXT_BYTES + 10))
+    # One byte dropped is enough.
+    write(live, "stdout", "x" * (MAX_LIVE_OUTPUT_TEXT_BYTES + 1))
     assert recorder.wait_for(1)
-    assert recorder.frames == [("op-1", 0, "stdout", "x" * MAX_LIVE_OUTPUT_TEXT_BYTES, 10)]
+    assert recorder.frames == [("op-1", 0, "stdout", "x" * MAX_LIVE_OUTPUT_TEXT_BYTES, 1)]
     # The next message carries no count of its own.
     write(live, "stdout", "next\n")
     assert recorder.wait_for(2)
@@ -155,3 +156,17 @@ def test_after_end_the_pacer_sends_nothing_for_the_ended_cell_and_serves_the_nex
     assert recorder.wait_for(2)
     live.end()
     assert recorder.frames == [("a", 0, "stdout", "a1\n", 0), ("b", 0, "stdout", "b1\n", 0)]
+
+
+def test_a_pacer_that_wakes_after_flush_took_the_text_sends_nothing_and_goes_on(slow_linger):
+    # flush() (a display follows) may take the text between the pacer's wake-up and its send.
+    live, recorder = started()
+    write(live, "stdout", "a\n")
+    assert recorder.wait_for(1)
+    write(live, "stdout", "b")
+    live.flush()
+    live._send_first()  # what the pacer does next: finds nothing to send
+    write(live, "stdout", "c\n")
+    assert recorder.wait_for(3)
+    live.end()
+    assert [frame[3] for frame in recorder.frames] == ["a\n", "b", "c\n"]

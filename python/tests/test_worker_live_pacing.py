@@ -131,18 +131,25 @@ def test_end_sends_the_rest_paced(monkeypatch):
 
 
 def test_flush_sends_at_once_unpaced_and_nothing_when_empty(monkeypatch):
+    from klbr.envelope import MAX_LIVE_OUTPUT_TEXT_BYTES
+
     clock = Clock(100.0)
     monkeypatch.setattr(live_module.time, "sleep", lambda s: (_ for _ in ()).throw(AssertionError("flush slept")))
     out, sent = live(clock)
     out.flush()
     assert sent == []
-    write(out, "stdout", "a")
-    write(out, "stderr", "b")
+    write(out, "stdout", "a" * (MAX_LIVE_OUTPUT_TEXT_BYTES - 1))
+    write(out, "stderr", "bb")  # one byte of it fits
     out.flush()
-    assert [(m[1], m[3]) for m in sent] == [(0, "a"), (1, "b")]
+    # The dropped byte is reported once, with the first message of the flush.
+    assert sent == [("op-1", 0, "stdout", "a" * (MAX_LIVE_OUTPUT_TEXT_BYTES - 1), 1), ("op-1", 1, "stderr", "b", 0)]
     assert out._pending == 0
     out.flush()
     assert len(sent) == 2
+    # After a flush the count starts afresh: the next write is kept, not counted as dropped.
+    write(out, "stdout", "after\n")
+    out.flush()
+    assert sent[-1] == ("op-1", 2, "stdout", "after\n", 0)
 
 
 def test_the_bound_counts_what_is_unsent_not_what_was_sent():

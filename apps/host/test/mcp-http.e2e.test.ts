@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { removeTree, tempDir } from "./helpers";
-import { daemonPid, eventually, executions, httpClient, httpServer, sessionOf, stopDaemonOf, textOf, type McpDirs } from "./mcp/support";
+import { eventually, executions, expectRecoveryFromKilledDaemon, httpClient, httpServer, sessionOf, stopDaemonOf, textOf, type McpDirs } from "./mcp/support";
 
 let dirs: McpDirs;
 let server: Awaited<ReturnType<typeof httpServer>>;
@@ -163,16 +163,6 @@ describe("three HTTP sessions at once", () => {
 
 describe("the daemon killed mid-call over HTTP", () => {
   test("an error result, then the next call starts a daemon again", async () => {
-    const client = await open();
-    await client.callTool({ name: "python", arguments: { code: "pass" } });
-    const pid = daemonPid(dirs.dataDir)!;
-    const call = client.callTool({ name: "python", arguments: { code: "import time\ntime.sleep(30)" } });
-    await new Promise((r) => setTimeout(r, 500));
-    process.kill(pid, "SIGKILL");
-    const result = await call;
-    expect(result.isError).toBe(true);
-    expect(textOf(result)).toContain("HOST_NOT_RUNNING");
-    expect(textOf(await client.callTool({ name: "python", arguments: { code: "6 * 7" } }))).toMatch(/\n42\n$/);
-    expect(daemonPid(dirs.dataDir)).not.toBe(pid);
+    await expectRecoveryFromKilledDaemon(await open(), dirs.dataDir);
   }, 120_000);
 });

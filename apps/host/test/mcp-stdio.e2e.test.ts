@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { removeTree, tempDir } from "./helpers";
-import { daemonPid, eventually, executions, sessionOf, stdioClient, stopDaemonOf, textOf, type McpDirs } from "./mcp/support";
+import { daemonPid, eventually, executions, expectRecoveryFromKilledDaemon, sessionOf, stdioClient, stopDaemonOf, textOf, type McpDirs } from "./mcp/support";
 
 let dirs: McpDirs;
 const clients: Array<{ close: () => Promise<void> }> = [];
@@ -216,18 +216,6 @@ describe("two stdio clients at once", () => {
 
 describe("the daemon killed mid-call", () => {
   test("the call gets an error result, and the next call starts a daemon again", async () => {
-    const client = await open();
-    await client.callTool({ name: "python", arguments: { code: "pass" } });
-    const pid = daemonPid(dirs.dataDir)!;
-    const call = client.callTool({ name: "python", arguments: { code: "import time\ntime.sleep(30)" } });
-    await new Promise((r) => setTimeout(r, 500));
-    process.kill(pid, "SIGKILL");
-    const result = await call;
-    expect(result.isError).toBe(true);
-    expect(textOf(result)).toContain("HOST_NOT_RUNNING");
-    const next = await client.callTool({ name: "python", arguments: { code: "6 * 7" } });
-    expect(next.isError).toBe(false);
-    expect(textOf(next)).toMatch(/\n42\n$/);
-    expect(daemonPid(dirs.dataDir)).not.toBe(pid);
+    await expectRecoveryFromKilledDaemon(await open(), dirs.dataDir);
   }, 120_000);
 });

@@ -75,7 +75,10 @@ function agree(value: unknown, identity: ExpectedIdentity = {}) {
     return actual;
   }
   if (actual !== undefined) {
-    expect(actual).toStrictEqual(expected.output);
+    // node's deep strict equality first: vitest's toStrictEqual compares `.constructor` with ===, so
+    // an own `constructor: NaN` key in a shared value (the mutator makes such keys) fails on the very
+    // same object. A real difference still fails, with vitest's diff.
+    if (!isDeepStrictEqual(actual, expected.output)) expect(actual).toStrictEqual(expected.output);
     expect(JSON.stringify(actual)).toBe(JSON.stringify(expected.output));
     const inputs = objectsIn(value);
     expect(sharedPaths(actual, inputs)).toEqual(sharedPaths(expected.output, inputs));
@@ -177,6 +180,16 @@ const env = (message: unknown) => ({ ...base, message });
 const cell = (over: Node = {}) => env({ kind: "completed", id: "c-1", result: { kind: "cell", status: "ok", output: [], truncated_bytes: 0, error: null, ...over } });
 
 describe("fastEnvelope edges", () => {
+  it("a reply value with an own constructor key (NaN) is the same value both ways (property run seed -1979315416)", () => {
+    // The value is v.unknown(): the fast path and the schema return the input's own array. vitest's
+    // toStrictEqual compares `.constructor` with ===, and NaN !== NaN: agree() compares with node's
+    // deep strict equality first, as outcomes() does.
+    const value = Object.defineProperty([], "constructor", { value: Number.NaN, enumerable: true, writable: true, configurable: true });
+    const out = agree(env({ kind: "host_reply", id: "A", execution_id: "A", reply: { kind: "ok", value } })) as { message: { reply: { value: unknown } } };
+    expect(out.message.reply.value).toBe(value);
+    agree(env({ kind: "host_reply", id: "A", execution_id: "A", reply: { kind: "ok", value: { constructor: Number.NaN } } }));
+  });
+
   it("keeps -0 in truncated_bytes, as the schema does", () => {
     const out = agree(cell({ truncated_bytes: -0 })) as { message: { result: { truncated_bytes: number } } };
     expect(Object.is(out.message.result.truncated_bytes, -0)).toBe(true);

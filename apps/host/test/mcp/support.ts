@@ -8,6 +8,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { expect } from "vitest";
 import { CLI, HOST_DIR } from "../cli-run";
 
 /** A data directory and workspace for one test file's daemon. */
@@ -114,4 +115,24 @@ export async function executions(client: Client, session: string): Promise<Array
 /** The session a client's calls run in (from the `_meta` of a python result). */
 export function sessionOf(result: unknown): string {
   return ((result as CallToolResult)._meta?.["klbr/execution"] as { session_id: string }).session_id;
+}
+
+/**
+ * C22's recovery, as both transports face it: the daemon SIGKILLed while a call's cell runs gives
+ * that call an error result naming HOST_NOT_RUNNING, and the next call starts a daemon again.
+ */
+export async function expectRecoveryFromKilledDaemon(client: Client, dataDir: string): Promise<void> {
+  const own = sessionOf(await client.callTool({ name: "python", arguments: { code: "pass" } }));
+  const pid = daemonPid(dataDir)!;
+  const call = client.callTool({ name: "python", arguments: { code: "import time\ntime.sleep(30)" } });
+  // Killed while the cell runs (its record says so), not before the call reached the daemon.
+  await eventually(async () => (await executions(client, own)).find((r) => String(r.code).includes("time.sleep(30)") && r.status === "running"));
+  process.kill(pid, "SIGKILL");
+  const result = await call;
+  expect(result.isError).toBe(true);
+  expect(textOf(result)).toContain("HOST_NOT_RUNNING");
+  const next = await client.callTool({ name: "python", arguments: { code: "6 * 7" } });
+  expect(next.isError).toBe(false);
+  expect(textOf(next)).toMatch(/\n42\n$/);
+  expect(daemonPid(dataDir)).not.toBe(pid);
 }

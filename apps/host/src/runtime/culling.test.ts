@@ -48,16 +48,22 @@ describe("IdleCuller", () => {
     const a = bench("a");
     let finish!: () => void;
     const stopping = new Promise<void>((r) => (finish = r));
-    const { shutdown } = a.bench.worker as unknown as { shutdown: () => Promise<unknown> };
-    (a.bench.worker as unknown as { shutdown: () => Promise<unknown> }).shutdown = async () => {
-      (a.bench.worker as unknown as { state: string }).state = "stopping";
+    let shuttingDown!: () => void;
+    const shutdownCalled = new Promise<void>((r) => (shuttingDown = r));
+    const worker = a.bench.worker as unknown as { state: string; shutdown: () => Promise<unknown> };
+    const { shutdown } = worker;
+    worker.shutdown = async () => {
+      worker.state = "stopping";
+      shuttingDown();
       await stopping;
       return shutdown();
     };
     const { c, culled } = culler([a.bench]);
-    const sweep = c.sweep(a.bench.lastActiveMs + 1000);
-    await new Promise((r) => setTimeout(r, 10));
-    expect(a.bench.worker!.state).toBe("stopping");
+    // A whole number: (t + 1000) - t is exactly the timeout only without a fraction to round.
+    const t = (a.bench.lastActiveMs = 5_000);
+    const sweep = c.sweep(t + 1000);
+    await shutdownCalled; // no sleep: the cull is inside the worker's shutdown now
+    expect(worker.state).toBe("stopping");
     expect(c.culled).toBe(0);
     expect(culled).toEqual([]);
     finish();

@@ -50,27 +50,25 @@ export function startExecution(
   return statements(db).start.get({ ...row, origin: row.origin ?? null }) as ExecutionRow;
 }
 
-/** Close an execution with what the worker (or the host's own observation) reported. */
-export function finishExecution(
-  db: HostDb,
-  id: string,
-  end: {
-    status: ExecutionStatus;
-    output?: unknown;
-    truncatedBytes?: number | null;
-    error?: string | null;
-    endedBy?: string | null;
-    failure?: unknown;
-    endedAtMs: number;
-    /** What the cell cost (C17): null where not measured. */
-    cpuMs?: number | null;
-    peakRssBytes?: number | null;
-    /** C20: displays the cell could not show; null where the cell never ran under a display-capable record. */
-    displaysDropped?: number | null;
-  },
-): ExecutionRow | undefined {
-  return statements(db).finish.get({
-    id,
+/** What closes an execution: the status and what the worker (or the host) observed. */
+export type ExecutionEnd = {
+  status: ExecutionStatus;
+  output?: unknown;
+  truncatedBytes?: number | null;
+  error?: string | null;
+  endedBy?: string | null;
+  failure?: unknown;
+  endedAtMs: number;
+  /** What the cell cost (C17): null where not measured. */
+  cpuMs?: number | null;
+  peakRssBytes?: number | null;
+  /** C20: displays the cell could not show; null where the cell never ran under a display-capable record. */
+  displaysDropped?: number | null;
+};
+
+/** The columns a close writes, absent observations as their stored defaults (both dialects write these). */
+export function finishValues(end: ExecutionEnd) {
+  return {
     status: end.status,
     output: end.output ?? [],
     truncatedBytes: end.truncatedBytes ?? 0,
@@ -81,7 +79,16 @@ export function finishExecution(
     cpuMs: end.cpuMs ?? null,
     peakRssBytes: end.peakRssBytes ?? null,
     displaysDropped: end.displaysDropped ?? null,
-  }) as ExecutionRow | undefined;
+  };
+}
+
+/** Close an execution with what the worker (or the host's own observation) reported. */
+export function finishExecution(
+  db: HostDb,
+  id: string,
+  end: ExecutionEnd,
+): ExecutionRow | undefined {
+  return statements(db).finish.get({ id, ...finishValues(end) }) as ExecutionRow | undefined;
 }
 
 /** Executions still marked running (after a crash these were cut short). */

@@ -60,7 +60,8 @@ export interface FrontierFields {
   headerRecordId: number | null;
 }
 
-function frontierFields(r: Record<string, unknown> | undefined): FrontierFields | undefined {
+/** A frontier row as raw SQL returns it (snake_case), in the store's shape; both dialects read it so. */
+export function frontierFields(r: Record<string, unknown> | undefined): FrontierFields | undefined {
   if (!r) return undefined;
   return {
     id: r.id as string,

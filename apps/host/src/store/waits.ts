@@ -29,6 +29,23 @@ export function supersedeWaits(db: HostDb, sessionId: string, keep: string, nowM
     .all();
 }
 
+/** A new wait's row: woken at once when input is already pending, else waiting until its deadline (both dialects insert this). */
+export function newWaitValues(wait: { id: string; sessionId: string; executionId: string; reason: string; seconds: number | null; nowMs: number }, pending: boolean) {
+  return {
+    id: wait.id,
+    sessionId: wait.sessionId,
+    executionId: wait.executionId,
+    reason: wait.reason,
+    seconds: wait.seconds,
+    deadlineMs: wait.seconds === null ? null : wait.nowMs + Math.round(wait.seconds * 1000),
+    pendingInput: pending,
+    state: pending ? ("woken" as const) : ("waiting" as const),
+    wokenBy: pending ? "pending_input" : null,
+    wokenAtMs: pending ? wait.nowMs : null,
+    createdAtMs: wait.nowMs,
+  };
+}
+
 /**
  * Record a durable wait. The deadline and the check for already-pending input happen in one
  * immediate transaction, so an input that lands between "check" and "record" cannot be missed:
@@ -45,25 +62,13 @@ export function createWait(
       const superseded = supersedeWaits(tx as unknown as HostDb, wait.sessionId, wait.id, wait.nowMs);
       // A deferred input is not pending before its seconds pass: it wakes the session then (C8).
       const pending = duePendingInputs(tx as unknown as HostDb, wait.sessionId, wait.nowMs).length > 0;
-      const deadlineMs = wait.seconds === null ? null : wait.nowMs + Math.round(wait.seconds * 1000);
+      const values = newWaitValues(wait, pending);
       const row = tx
         .insert(waits)
-        .values({
-          id: wait.id,
-          sessionId: wait.sessionId,
-          executionId: wait.executionId,
-          reason: wait.reason,
-          seconds: wait.seconds,
-          deadlineMs,
-          pendingInput: pending,
-          state: pending ? "woken" : "waiting",
-          wokenBy: pending ? "pending_input" : null,
-          wokenAtMs: pending ? wait.nowMs : null,
-          createdAtMs: wait.nowMs,
-        })
+        .values(values)
         .returning()
         .get();
-      return { row, reply: { wait_id: row.id, deadline_ms: deadlineMs, pending_input: pending }, superseded };
+      return { row, reply: { wait_id: row.id, deadline_ms: values.deadlineMs, pending_input: pending }, superseded };
     },
     { behavior: "immediate" },
   );

@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import { executions } from "../../db/pg-schema";
 import type { ExecutionsStore } from "../api/executions";
-import type { ExecutionRow } from "../executions";
+import { finishValues, type ExecutionRow } from "../executions";
 import type { PgContext } from "./context";
 
 /** ExecutionsStore over PostgreSQL. */
@@ -13,18 +13,7 @@ export function pgExecutions(c: PgContext): ExecutionsStore {
         (
           await tx
             .update(executions)
-            .set({
-              status: end.status,
-              output: end.output ?? [],
-              truncatedBytes: end.truncatedBytes ?? 0,
-              error: end.error ?? null,
-              endedBy: end.endedBy ?? null,
-              failure: end.failure ?? null,
-              endedAtMs: end.endedAtMs,
-              cpuMs: end.cpuMs ?? null,
-              peakRssBytes: end.peakRssBytes ?? null,
-              displaysDropped: end.displaysDropped ?? null,
-            })
+            .set(finishValues(end))
             .where(eq(executions.id, id))
             .returning()
         )[0] as ExecutionRow | undefined,

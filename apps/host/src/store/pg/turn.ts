@@ -1,5 +1,5 @@
 import type { TurnStore } from "../api/turn";
-import type { FrontierFields } from "../turn-statements";
+import { frontierFields } from "../turn-statements";
 import type { PgContext, Q } from "./context";
 import { markInstalledOn } from "./frontiers";
 import { appendHeaderOn } from "./headers";
@@ -8,20 +8,6 @@ import { appendOn } from "./transcript";
 
 type Row = Record<string, unknown>;
 
-function frontierFields(r: Row | undefined): FrontierFields | undefined {
-  if (!r) return undefined;
-  return {
-    id: r.id as string,
-    sessionId: r.session_id as string,
-    coversThrough: r.covers_through as number,
-    block: r.block as string,
-    reason: r.reason as FrontierFields["reason"],
-    executionId: (r.execution_id as string | null) ?? null,
-    createdAtMs: r.created_at_ms as number,
-    installedAtMs: (r.installed_at_ms as number | null) ?? null,
-    headerRecordId: (r.header_record_id as number | null) ?? null,
-  };
-}
 
 /** TurnStore over PostgreSQL: the statements of store/turn-statements.ts, the two commits one fenced transaction each. */
 export function pgTurn(c: PgContext): TurnStore {

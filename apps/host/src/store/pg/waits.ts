@@ -1,7 +1,7 @@
 import { and, eq, isNotNull, lte, ne } from "drizzle-orm";
 import { waits } from "../../db/pg-schema";
 import type { WaitsStore } from "../api/waits";
-import { supersededBy, type WaitRow } from "../waits";
+import { newWaitValues, supersededBy, type WaitRow } from "../waits";
 import type { PgContext, Q } from "./context";
 import { duePending } from "./events";
 
@@ -41,24 +41,12 @@ export function pgWaits(c: PgContext): WaitsStore {
         await c.serialize(tx, wait.sessionId);
         const superseded = await supersede(tx, wait.sessionId, wait.id, wait.nowMs);
         const pending = (await duePending(tx, wait.sessionId, wait.nowMs)).length > 0;
-        const deadlineMs = wait.seconds === null ? null : wait.nowMs + Math.round(wait.seconds * 1000);
+        const values = newWaitValues(wait, pending);
         const [row] = (await tx
           .insert(waits)
-          .values({
-            id: wait.id,
-            sessionId: wait.sessionId,
-            executionId: wait.executionId,
-            reason: wait.reason,
-            seconds: wait.seconds,
-            deadlineMs,
-            pendingInput: pending,
-            state: pending ? "woken" : "waiting",
-            wokenBy: pending ? "pending_input" : null,
-            wokenAtMs: pending ? wait.nowMs : null,
-            createdAtMs: wait.nowMs,
-          })
+          .values(values)
           .returning()) as WaitRow[];
-        return { row: row!, reply: { wait_id: row!.id, deadline_ms: deadlineMs, pending_input: pending }, superseded };
+        return { row: row!, reply: { wait_id: row!.id, deadline_ms: values.deadlineMs, pending_input: pending }, superseded };
       }),
     wakeWaits: (sessionId, wokenBy, nowMs) =>
       c.write(sessionId, (tx) => tx.update(waits).set({ state: "woken", wokenBy, wokenAtMs: nowMs }).where(and(eq(waits.sessionId, sessionId), eq(waits.state, "waiting"))).returning() as Promise<WaitRow[]>),

@@ -5,7 +5,7 @@ import base from "./vitest.config.ts";
 // here): the unit tests beside the source. They need no collector: spans go to the SDK's in-memory
 // exporter, and "the collector is down" is a loopback port nothing listens on. The suites that
 // export to a real Jaeger (apps/host/test/telemetry*.e2e.test.ts) start hosts and are left out.
-const UNIT = ["config", "counts", "recorder", "telemetry"];
+const UNIT = ["config", "counts", "recorder", "telemetry", "recorder-edges", "edges"];
 
 // No per-test limit: on a loaded machine a slow test would otherwise count a mutant as killed;
 // Stryker's own timeout (a Timeout, not a kill) bounds a hang.

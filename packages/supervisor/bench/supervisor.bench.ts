@@ -89,9 +89,11 @@ async function roundTrip(): Promise<void> {
   const p50 = pct(times, 50);
   const b50 = pct(base, 50);
   const mean = (v: number[]) => v.reduce((a, b) => a + b, 0) / v.length;
-  line("execute 1+1 round trip p50", ms(p50), `ping-pong ${ms(b50)}`, p50 / b50, "<= x2.2 and < 0.5 ms");
+  // Issue 43's target: the round trip within 1.5x a bare ping-pong of the same bytes; said met or not.
+  const met = (ratio: number, limit: number) => `<= x${limit.toFixed(1)} (issue 43): ${ratio <= limit ? "met" : "not met"}`;
+  line("execute 1+1 round trip p50", ms(p50), `ping-pong ${ms(b50)}`, p50 / b50, `${met(p50 / b50, 1.5)}; < 0.5 ms: ${p50 < 0.5 ? "met" : "not met"}`);
   const l50 = pct(liveTimes, 50);
-  line("  same with --live-output p50", ms(l50), `ping-pong ${ms(b50)}`, l50 / b50, "<= x2.2");
+  line("  same with --live-output p50", ms(l50), `ping-pong ${ms(b50)}`, l50 / b50, met(l50 / b50, 1.5));
   line("  --live-output against without", ms(l50), `without ${ms(p50)}`, l50 / p50, "<= x1.05");
   line("execute 1+1 round trip p99", ms(pct(times, 99)), `ping-pong ${ms(pct(base, 99))}`, pct(times, 99) / pct(base, 99));
   line("cells per second", (1000 / mean(times)).toFixed(0), `ping-pongs/s ${(1000 / mean(base)).toFixed(0)}`, mean(base) / mean(times));

@@ -13,6 +13,10 @@
 // arguments are often not JSON: then the step is a refusal, which the figures count too); it runs
 // in a process of its own so its work is not counted as the host's. Needs `.ci/setup-llama.sh`
 // (prints why and exits 0 when the server is missing). KLBR_BENCH_REAL_STEPS sets the steps (25).
+// The turn is ended by the bench after its steps (the operator's stop): a refused call (the 135M
+// model's arguments cut at max_tokens are often not JSON) is no cell, so max_cells_per_turn never
+// ends a turn of refusals, and such a turn ran on until its context filled (issue 43: a run
+// printed nothing in 9.5 minutes at load 12-20, where a step takes 10-20 s).
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -25,6 +29,8 @@ import { percentile, watchSteps, type StepWork } from "./figures";
 
 const STEPS = Number(process.env.KLBR_BENCH_REAL_STEPS ?? 25);
 const WARMUP = 5;
+// Measured steps run from one request to the next: one request more than the steps, all forced.
+const REQUESTS = WARMUP + STEPS + 1;
 const install = findLlama();
 if (install === null) {
   console.log("## real model: skipped (llama.cpp's server is not installed; run .ci/setup-llama.sh)");
@@ -32,7 +38,7 @@ if (install === null) {
 }
 const server = await startLlamaServer(install, { chatFormat: "chatml-function-calling", nCtx: 32_768, seed: 1234 });
 // The proxy's process dies with the bench: it stops when its stdin (our pipe) closes.
-const proxy = spawn(process.execPath, [...process.execArgv, fileURLToPath(new URL("./real-model-proxy.ts", import.meta.url)), server.baseUrl.replace(/\/v1$/, ""), String(STEPS)], { stdio: ["pipe", "pipe", "inherit"] });
+const proxy = spawn(process.execPath, [...process.execArgv, fileURLToPath(new URL("./real-model-proxy.ts", import.meta.url)), server.baseUrl.replace(/\/v1$/, ""), String(REQUESTS)], { stdio: ["pipe", "pipe", "inherit"] });
 const [proxyUrl] = (await once(createInterface({ input: proxy.stdout! }), "line")) as [string];
 const dataDir = mkdtempSync("/tmp/klbr-rb-");
 const workspace = mkdtempSync("/tmp/klbr-rbw-");
@@ -51,6 +57,11 @@ await new Promise((resolve) => setTimeout(resolve, 3000));
 const idle = process.cpuUsage(idleFrom);
 const idleMsPerS = (idle.user + idle.system) / 1000 / 3;
 const steps = watchSteps(host);
+// The last request's reply ends the turn: its calls are refused, no further request is sent.
+let requests = 0;
+host.subscribe((n) => {
+  if (n.type === "model" && n.phase === "request" && ++requests === REQUESTS) host.turns!.stopTurn(n.session_id as string);
+});
 // The streamed pieces of each reply (text and argument deltas), for scale.
 const deltas: number[] = [];
 host.subscribe((n) => {
@@ -72,7 +83,7 @@ const f = (pick: (s: StepWork) => number) => `p50 ${p(pick, 50).toFixed(3)} ms  
 const total = (pick: (s: StepWork) => number) => work.reduce((a, s) => a + pick(s), 0);
 const share = (pick: (s: StepWork) => number) => `p50 ${(100 * percentile(work.map((s) => pick(s) / s.wall), 50)).toFixed(3)}%, all steps ${((100 * total(pick)) / total((s) => s.wall)).toFixed(3)}%`;
 console.log(`## real model (llama-cpp-python ${install.version}, SmolLM2-135M-Instruct Q4_1, tool cells): host overhead per step (${work.length} steps after ${WARMUP} warm-up, ${work.filter((s) => s.cell > 0).length} with a cell run; streamed pieces per reply p50 ${percentile(deltas.slice(WARMUP), 50)})`);
-console.log(`host overhead p50 ${p((s) => s.outside, 50).toFixed(3)} ms  p90 ${p((s) => s.outside, 90).toFixed(3)} ms  (target p50 <= 2 ms; wall time outside the route call and the cell execute: what a step waits on the host)`);
+console.log(`host overhead p50 ${p((s) => s.outside, 50).toFixed(3)} ms  p90 ${p((s) => s.outside, 90).toFixed(3)} ms  (target p50 <= 1 ms (issue 43): ${p((s) => s.outside, 50) <= 1 ? "met" : "not met"}; wall time outside the route call and the cell execute: what a step waits on the host)`);
 console.log(`host CPU per step ${f((s) => s.cpu)}  (every thread of the host process, the whole step: inside the route call ${f((s) => s.cpuRoute)}, inside cells ${f((s) => s.cpuCell)})`);
 console.log(`  of which the idle host's own (${idleMsPerS.toFixed(3)} ms CPU per second with no turn running): ${((idleMsPerS * p((s) => s.route, 50)) / 1000).toFixed(3)} ms over a route call p50`);
 console.log(`share of a step's wall time: host overhead ${share((s) => s.outside)}; host CPU ${share((s) => s.cpu)}  (step wall p50 ${p((s) => s.wall, 50).toFixed(1)} ms: route call p50 ${p((s) => s.route, 50).toFixed(1)} ms, cells p50 ${p((s) => s.cell, 50).toFixed(1)} ms)`);

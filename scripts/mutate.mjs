@@ -18,7 +18,7 @@ import { fileURLToPath } from "node:url";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 /** The packages whose suites are fast enough to run once per mutant. */
-const PACKAGES = ["driver", "remote", "usage", "header", "transcript", "frame", "envelope", "skills", "activation"];
+const PACKAGES = ["driver", "remote", "usage", "header", "transcript", "frame", "envelope", "skills", "activation", "telemetry"];
 /** Larger ones, run a few files at a time (--mutate) over the suite their stryker.json names. */
 const LARGE = { host: "apps/host", supervisor: "packages/supervisor" };
 

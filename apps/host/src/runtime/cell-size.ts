@@ -1,7 +1,6 @@
 import { MAX_CELL_SOURCE_BYTES } from "@klbr/envelope";
-import type { HostDb } from "../db/open";
 import { HostError } from "../errors";
-import { recordIncident } from "../store/incidents";
+import type { IncidentsStore } from "../store/api";
 
 /**
  * Refuse a cell over the spec's 262,144-byte source limit before anything runs, the same way
@@ -9,8 +8,8 @@ import { recordIncident } from "../store/incidents";
  * and CELL_TOO_LARGE for the caller. Without this a cell under a frame was failed by the worker
  * (a failed execution) and one over a frame never reached the host at all.
  */
-export function refuseOversizeCell(db: HostDb, cell: { sessionId: string; bytes: number }, atMs: number): never {
-  recordIncident(db, "cell.refused", { reason: "cell_too_large", session_id: cell.sessionId, bytes: cell.bytes, limit: MAX_CELL_SOURCE_BYTES }, atMs);
+export async function refuseOversizeCell(store: IncidentsStore, cell: { sessionId: string; bytes: number }, atMs: number): Promise<never> {
+  await store.recordIncident("cell.refused", { reason: "cell_too_large", session_id: cell.sessionId, bytes: cell.bytes, limit: MAX_CELL_SOURCE_BYTES }, atMs);
   throw new HostError("CELL_TOO_LARGE", `the cell is ${cell.bytes} bytes; a cell's source is at most ${MAX_CELL_SOURCE_BYTES} bytes (UTF-8), so nothing ran`);
 }
 

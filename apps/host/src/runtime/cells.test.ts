@@ -4,6 +4,8 @@ import { memoryDb, T0 } from "../../test/request-context";
 import type { HostDb } from "../db/open";
 import { incidents } from "../db/schema";
 import { getExecution } from "../store/executions";
+import { sqliteStore } from "../store/sqlite";
+import type Database from "better-sqlite3";
 import { Cells } from "./cells";
 import { DisplayRecorder } from "./displays";
 import type { LiveExecution } from "./live-execution";
@@ -22,6 +24,7 @@ interface Stand {
 }
 
 let db: HostDb;
+let sqlite: Database.Database;
 let notes: Array<Record<string, unknown>>;
 let restarts: Array<[string, string]>;
 let benches: Map<string, Workbench>;
@@ -60,7 +63,7 @@ function standIn(): Worker & Stand {
 
 function cells(liveOutput: unknown = null): Cells {
   return new Cells({
-    db,
+    store: sqliteStore(db, sqlite),
     now: () => T0,
     newId: (p) => `${p}-${++ids}`,
     notify: (n) => void notes.push(n as never),
@@ -116,7 +119,7 @@ const turn = () => new Promise<void>((r) => setImmediate(r));
 const incidentKinds = () => db.select().from(incidents).all().map((i) => i.kind);
 
 beforeEach(() => {
-  db = memoryDb().db;
+  ({ db, sqlite } = memoryDb());
   notes = [];
   restarts = [];
   benches = new Map();
@@ -468,7 +471,7 @@ describe("Cells host requests", () => {
     observe = (s) => void observed.push(s);
     const result = await request({ method: "runtime.inspect" } as HostRequest);
     expect(result).toEqual({ value: { inspected: "s" } });
-    expect(opened).toEqual([["ex-1", "rq-1", { method: "runtime.inspect" }]]);
+    expect(opened).toEqual([["s", "ex-1", "rq-1", { method: "runtime.inspect" }]]);
     expect(observed).toEqual(["s"]);
   });
 

@@ -1,5 +1,4 @@
 import type { CellCompletion, DisplayListener, HostRequest, HostRequestContext, OutputListener } from "@klbr/supervisor";
-import type { HostDb } from "../db/open";
 import { HostError } from "../errors";
 import { canonicalName, dispatch } from "../requests";
 import type { HostServices } from "../requests/context";
@@ -7,9 +6,7 @@ import type { DisplayRecorder } from "./displays";
 import type { LiveExecution } from "./live-execution";
 import type { LiveOutputHub } from "./live-output";
 import { ReplyError } from "../requests/errors";
-import { finishExecution, getExecution, startExecution } from "../store/executions";
-import { recordIncident } from "../store/incidents";
-import { requestStep } from "../store/requests";
+import type { Store } from "../store/api";
 import { oversize, refuseOversizeCell } from "./cell-size";
 import { ROOT_SESSION } from "./ids";
 import { deathReason } from "./limit-death";
@@ -29,7 +26,8 @@ export interface CellOptions {
 
 /** What the cells service uses of the host. */
 export interface CellsDeps {
-  db: HostDb;
+  /** The log: every record of a cell goes through it (awaited, so it is committed before the worker hears of the cell). */
+  store: Pick<Store, "startExecution" | "finishExecution" | "getExecution" | "recordIncident" | "requestStep">;
   now(): number;
   newId(prefix: string): string;
   notify: Notify["notify"];
@@ -55,12 +53,14 @@ export interface CellsDeps {
 export class Cells {
   /** Cells with a caller-chosen id waiting for their session's slot, and whether they were interrupted meanwhile. */
   private readonly queued = new Map<string, "queued" | "cancelled">();
+  /** Each workbench's request intake, in arrival order (see serveRequest). */
+  private readonly intakes = new WeakMap<Workbench, Promise<void>>();
 
   constructor(private readonly deps: CellsDeps) {}
 
   /** A cell too large to run (known by its size alone, as the CLI tells the daemon): a durable row, then CELL_TOO_LARGE. */
-  refuse(sessionId: string, bytes: number): never {
-    return refuseOversizeCell(this.deps.db, { sessionId, bytes }, this.deps.now());
+  refuse(sessionId: string, bytes: number): Promise<never> {
+    return refuseOversizeCell(this.deps.store, { sessionId, bytes }, this.deps.now());
   }
 
   /**
@@ -68,10 +68,10 @@ export class Cells {
    * when the caller chose it; `origin` says who ran it: "exec", "model", "mcp", "web", ...).
    */
   async execute(code: string, sessionId: string = ROOT_SESSION, opts: CellOptions = {}): Promise<ExecutionReport> {
-    const { db, workbenches } = this.deps;
+    const { store, workbenches } = this.deps;
     workbenches.refuseClosed(sessionId);
     const bytes = oversize(code);
-    if (bytes !== null) this.refuse(sessionId, bytes);
+    if (bytes !== null) await this.refuse(sessionId, bytes);
     // A caller-chosen id (a CLI client) lets its Ctrl-C name its own cell, queued or running.
     const queuedId = opts.executionId !== undefined ? this.queue(opts.executionId) : null;
     let release: (() => void) | undefined;
@@ -80,7 +80,9 @@ export class Cells {
       const held = await workbenches.ensureHeld(sessionId, "session_start");
       const bench = held.bench;
       release = held.release;
-      if (queuedId !== null && this.queued.get(queuedId) === "cancelled") return this.closeUnrun(queuedId, sessionId, bench.generation ?? "none", code, opts.origin);
+      // Asked of the log in the slot, not before it: an await before ensureHeld would let a later cell take the slot first.
+      if (queuedId !== null && (await store.getExecution(queuedId))) throw idInUse(queuedId);
+      if (queuedId !== null && this.queued.get(queuedId) === "cancelled") return await this.closeUnrun(queuedId, sessionId, bench.generation ?? "none", code, opts.origin);
       // Checked again in the slot: a stop that came while this cell queued wins over it.
       workbenches.refuseClosed(sessionId);
       // A culled workbench's next generation says so in kernel.reset (C19), a limit's names it (C17); else a death.
@@ -88,18 +90,18 @@ export class Cells {
       const worker = bench.worker!;
       const live: LiveExecution = { id: opts.executionId ?? this.deps.newId("ex"), sessionId, generation: worker.generation, yielded: false, ended: false, hooksPin: null };
       // A restart may have run meanwhile: an interrupt that came during it still keeps the cell from running.
-      if (queuedId !== null && this.queued.get(queuedId) === "cancelled") return this.closeUnrun(queuedId, sessionId, live.generation, code, opts.origin);
+      if (queuedId !== null && this.queued.get(queuedId) === "cancelled") return await this.closeUnrun(queuedId, sessionId, live.generation, code, opts.origin);
       // From here the cell is the live one (bench.run sets it before any await): the ladder reaches it.
       if (queuedId !== null) this.queued.delete(queuedId);
-      startExecution(db, { id: live.id, sessionId, generation: live.generation, code, startedAtMs: this.deps.now(), origin: opts.origin ?? "exec" });
+      await store.startExecution({ id: live.id, sessionId, generation: live.generation, code, startedAtMs: this.deps.now(), origin: opts.origin ?? "exec" });
       const completion = await this.runCell(bench, live, code);
-      const row = recordCompletion(db, live, completion, this.deps.now(), this.deps.displays.dropped(live, (completion as { displays_dropped?: number }).displays_dropped));
+      const row = await recordCompletion(store, live, completion, this.deps.now(), this.deps.displays.dropped(live, (completion as { displays_dropped?: number }).displays_dropped));
       this.deps.notify({ type: "execution", session_id: sessionId, execution_id: live.id, status: row.status, at_ms: this.deps.now() });
       if (worker.state === "dead" && !this.deps.life.stopping && !workbenches.closed(sessionId)) {
         // The cell's record is closed already: a failed restart must not lose its report. The next
         // cell finds the worker dead and tries again.
         await workbenches.restart(bench, limitReason(row.failure) ?? `after_${row.status}`).catch((error: Error) =>
-          recordIncident(db, "workbench.restart_failed", { session_id: sessionId, after: live.id, error: error.message }, this.deps.now()),
+          store.recordIncident("workbench.restart_failed", { session_id: sessionId, after: live.id, error: error.message }, this.deps.now()),
         );
       }
       return report(row);
@@ -151,43 +153,67 @@ export class Cells {
     return { rung: "not_running" };
   }
 
-  /** Register a caller-chosen execution id as queued; an id already used is refused. */
+  /** Register a caller-chosen execution id as queued; an id queued already is refused (one in the log is, in the slot). */
   private queue(id: string): string {
-    if (this.queued.has(id) || getExecution(this.deps.db, id)) throw new HostError("EXECUTION_ID_IN_USE", `execution id ${JSON.stringify(id)} is already used`);
+    if (this.queued.has(id)) throw idInUse(id);
     this.queued.set(id, "queued");
     return id;
   }
 
   /** A queued cell interrupted before its turn: recorded as interrupted, its code never sent. */
-  private closeUnrun(id: string, sessionId: string, generation: string, code: string, origin: string | undefined): ExecutionReport {
-    const { db } = this.deps;
+  private async closeUnrun(id: string, sessionId: string, generation: string, code: string, origin: string | undefined): Promise<ExecutionReport> {
+    const { store } = this.deps;
     const now = this.deps.now();
-    startExecution(db, { id, sessionId, generation, code, startedAtMs: now, origin: origin ?? "exec" });
-    const row = finishExecution(db, id, { status: "interrupted", endedBy: "before_start", error: "interrupted while queued; the cell never ran", endedAtMs: now, displaysDropped: 0 })!;
+    await store.startExecution({ id, sessionId, generation, code, startedAtMs: now, origin: origin ?? "exec" });
+    const row = (await store.finishExecution(sessionId, id, { status: "interrupted", endedBy: "before_start", error: "interrupted while queued; the cell never ran", endedAtMs: now, displaysDropped: 0 }))!;
     this.deps.notify({ type: "execution", session_id: sessionId, execution_id: id, status: row.status, at_ms: now });
     return report(row);
   }
 
   /** Serve one host request: scope first, then the handler; the request is logged now, its reply as sent. */
   private async serveRequest(bench: Workbench, request: HostRequest, ctx: HostRequestContext): Promise<unknown> {
-    const { db } = this.deps;
-    // The reply is logged when the supervisor reports what went out (RequestLog.replied).
-    const rowId = this.deps.requestLog.opened(ctx.executionId, ctx.requestId, request);
+    // One workbench's requests are taken in in arrival order, each up to its handler's start: the
+    // log's writes are awaited now, and without this a wait pipelined behind another passed the
+    // scope check before the first one's handler had yielded the cell.
+    const prior = this.intakes.get(bench) ?? Promise.resolve();
+    let admitted!: () => void;
+    const intake = new Promise<void>((resolve) => (admitted = resolve));
+    this.intakes.set(bench, prior.then(() => intake));
+    await prior;
     try {
+      return await this.admit(bench, request, ctx, admitted);
+    } finally {
+      admitted();
+    }
+  }
+
+  /** The request's row, scope, header and step, then its handler started (`admitted` called once it is). */
+  private async admit(bench: Workbench, request: HostRequest, ctx: HostRequestContext, admitted: () => void): Promise<unknown> {
+    const { store } = this.deps;
+    try {
+      // The reply is logged when the supervisor reports what went out (RequestLog.replied).
+      const rowId = await this.deps.requestLog.opened(bench.sessionId, ctx.executionId, ctx.requestId, request);
       const live = bench.inScope(ctx.executionId);
       if (!live) throw new ReplyError("scope_expired", `execution ${ctx.executionId} is not the live foreground cell of this generation`);
       try {
         this.deps.observeInstructions(live.sessionId);
       } catch (error) {
         // A header that cannot be observed must not cost the cell its request; the incident says why.
-        recordIncident(db, "header.observe_failed", { session_id: live.sessionId, error: String(error) }, this.deps.now());
+        await store.recordIncident("header.observe_failed", { session_id: live.sessionId, error: String(error) }, this.deps.now());
       }
       // The supervisor hands over a request it already validated (parseHostRequest): not parsed twice.
-      const step = requestStep(db, ctx.executionId, rowId);
-      return await dispatch({ host: this.deps.services(), live, requestId: ctx.requestId, step, signal: ctx.signal }, request as never);
+      const step = await store.requestStep(ctx.executionId, rowId);
+      const handling = dispatch({ host: this.deps.services(), live, requestId: ctx.requestId, step, signal: ctx.signal }, request as never);
+      admitted();
+      return await handling;
     } catch (error) {
-      if (!(error instanceof ReplyError)) recordIncident(db, "request.internal_error", { method: canonicalName(request.method), error: String(error) }, this.deps.now());
+      admitted();
+      if (!(error instanceof ReplyError)) await store.recordIncident("request.internal_error", { method: canonicalName(request.method), error: String(error) }, this.deps.now());
       throw error instanceof ReplyError ? error : new ReplyError("internal", (error as Error).message);
     }
   }
+}
+
+function idInUse(id: string): HostError {
+  return new HostError("EXECUTION_ID_IN_USE", `execution id ${JSON.stringify(id)} is already used`);
 }

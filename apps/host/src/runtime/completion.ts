@@ -1,8 +1,8 @@
 import type { CellCompletion } from "@klbr/supervisor";
-import type { HostDb } from "../db/open";
+import type { Store } from "../store/api";
 import type { LiveExecution } from "./live-execution";
 import { displaysOf, type DisplayRef } from "../store/displays";
-import { finishExecution, type ExecutionRow, type ExecutionStatus } from "../store/executions";
+import type { ExecutionRow, ExecutionStatus } from "../store/executions";
 
 /** What a finished cell looks like to a caller (derived from its durable row). */
 export interface ExecutionReport {
@@ -26,7 +26,7 @@ export interface ExecutionReport {
 }
 
 /** Close the execution row from the completion: a yield the host never accepted is not a yield, and one it accepted is. */
-export function recordCompletion(db: HostDb, live: LiveExecution, completion: CellCompletion, endedAtMs: number, displaysDropped = 0): ExecutionRow {
+export async function recordCompletion(store: Pick<Store, "finishExecution">, live: LiveExecution, completion: CellCompletion, endedAtMs: number, displaysDropped = 0): Promise<ExecutionRow> {
   const c = completion as CellCompletion & Record<string, unknown>;
   if (c.kind === "cell") {
     let status = c.status as ExecutionStatus;
@@ -38,7 +38,7 @@ export function recordCompletion(db: HostDb, live: LiveExecution, completion: Ce
       status = "error";
       error = "the worker reported a yield the host never accepted";
     }
-    return finishExecution(db, live.id, {
+    return (await store.finishExecution(live.sessionId, live.id, {
       status,
       output: c.output,
       truncatedBytes: c.truncated_bytes as number,
@@ -47,9 +47,9 @@ export function recordCompletion(db: HostDb, live: LiveExecution, completion: Ce
       endedAtMs,
       displaysDropped,
       ...costOf(completion),
-    })!;
+    }))!;
   }
-  return finishExecution(db, live.id, {
+  return (await store.finishExecution(live.sessionId, live.id, {
     status: "failed",
     error: String(c.error ?? "worker failure"),
     endedBy: (c.endedBy as string | undefined) ?? null,
@@ -57,7 +57,7 @@ export function recordCompletion(db: HostDb, live: LiveExecution, completion: Ce
     endedAtMs,
     displaysDropped,
     ...costOf(completion),
-  })!;
+  }))!;
 }
 
 /** What the cell cost (C17): the operator's log has it, the model's result frame does not. */

@@ -2,7 +2,7 @@ import type Database from "better-sqlite3";
 import { startWorker, type HookSlot, type Worker } from "@klbr/supervisor";
 import type { HostDb } from "../db/open";
 import type { HookOutcome, LiveExecution } from "./live-execution";
-import { recordIncident } from "../store/incidents";
+import type { IncidentsStore } from "../store/api";
 import { BehaviourManager, type ReleaseRef } from "./behaviour";
 import type { HooksGeneration } from "./hooks-generation";
 import { newId } from "./ids";
@@ -29,6 +29,8 @@ export interface HooksInfo {
 export interface HooksDeps {
   db: HostDb;
   sqlite: Database.Database;
+  /** The log: the hooks worker's incidents go through it. */
+  store: IncidentsStore;
   now(): number;
   notify: Notify["notify"];
   life: Pick<HostLife, "stopping" | "refuseWhenStopping" | "keepUnlessStopping">;
@@ -139,7 +141,7 @@ export class HooksService {
   private restart(dead: HooksGeneration): Promise<void> {
     this.restarting ??= (async () => {
       // C17: a limit that ended the worker is the reason (as in a workbench's kernel.reset).
-      recordIncident(this.deps.db, "hooks.restart", { revision: dead.revision, reason: (await hooksDeathReason(dead.worker)) ?? "worker not running" }, this.deps.now());
+      await this.deps.store.recordIncident("hooks.restart", { revision: dead.revision, reason: (await hooksDeathReason(dead.worker)) ?? "worker not running" }, this.deps.now());
       const replacement = await this.spawn({ path: dead.path, digest: dead.revision, epoch: dead.epoch });
       if (this.active === dead) this.install(replacement);
       else await replacement.worker.shutdown().catch(() => undefined);
@@ -151,7 +153,7 @@ export class HooksService {
 
   /** Start a hooks worker on a release and check that its hello names that release. */
   private async spawn(release: ReleaseRef): Promise<HooksGeneration> {
-    const { life, launch, db } = this.deps;
+    const { life, launch, store } = this.deps;
     life.refuseWhenStopping("hooks");
     const worker = await life.keepUnlessStopping(
       startWorker({
@@ -166,9 +168,9 @@ export class HooksService {
       }),
       "hooks",
     );
-    noteRuntimeVersion(db, worker, { role: "hooks", sessionId: HOOKS_SESSION }, this.deps.now());
+    await noteRuntimeVersion(store, worker, { role: "hooks", sessionId: HOOKS_SESSION }, this.deps.now());
     const gen: HooksGeneration = { worker, revision: release.digest, epoch: release.epoch, path: release.path, hooks: this.behaviour.manifestHooks(release.path), pinnedBy: new Set(), retired: false };
-    watchHooksLimitDeath(db, () => this.deps.now(), worker, release.digest, this.invokes);
+    watchHooksLimitDeath(store, () => this.deps.now(), worker, release.digest, this.invokes);
     return gen;
   }
 

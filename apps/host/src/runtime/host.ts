@@ -123,12 +123,12 @@ export class Host {
     const liveOutput = (this.liveOutput = options.liveOutput === false ? null : new LiveOutputHub());
     this.launch = new WorkerLaunch({ python, pythonDir, workspace: this.workspace, sandbox: this.sandbox, passEnv, interruptGraceMs, sigintGraceMs, liveOutput: liveOutput !== null, display: options.display !== false });
     const displays = new DisplayRecorder({ db, now, publish: liveOutput ? (event) => liveOutput.publishDisplay(event) : null });
-    this.hooks = new HooksService({ db, sqlite, now, notify, life, launch: this.launch, releasesDir: this.layout.releases, defaultSource: join(pythonDir, "klbr_hooks") });
+    this.hooks = new HooksService({ db, sqlite, store: this.store, now, notify, life, launch: this.launch, releasesDir: this.layout.releases, defaultSource: join(pythonDir, "klbr_hooks") });
     this.skills = new SkillsService({ builtinDir: options.builtinSkillsDir ?? process.env.KLBR_SKILLS_DIR ?? join(this.workspace, "skills"), managedDir: this.layout.managedSkills });
     this.headers = new InstructionHeaders(db, now, (sessionId) => adoptedSources(db, sessionId));
-    const requestLog = (this.requestLog = new RequestLog(db, now));
+    const requestLog = (this.requestLog = new RequestLog(this.store, now));
     this.remote = new RemoteNamespaces({ db, dataDir: this.dataDir, pythonDir, now, newId, liveOutput, displays, ...this.launch.graces(), limits: this.limitSettings.limits });
-    this.workbenches = new Workbenches({ db, now, notify, life, launch: this.launch, skills: this.skills, headers: this.headers, onHostReply: (event) => requestLog.replied(event), spares: options.spares ?? 0, ...(options.bytecodeCache !== undefined ? { bytecodeDir: options.bytecodeCache || null } : {}), ...(options.startConcurrency !== undefined ? { startConcurrency: options.startConcurrency } : {}) });
+    this.workbenches = new Workbenches({ store: this.store, now, notify, life, launch: this.launch, skills: this.skills, headers: this.headers, onHostReply: (event) => void requestLog.replied(event), spares: options.spares ?? 0, ...(options.bytecodeCache !== undefined ? { bytecodeDir: options.bytecodeCache || null } : {}), ...(options.startConcurrency !== undefined ? { startConcurrency: options.startConcurrency } : {}) });
     this.culler = options.idleTimeoutMs === undefined ? null : hostIdleCuller(this, options.idleTimeoutMs);
     this.wakes = new Wakes({ db, now, notify, life, hooks: this.hooks, ...(options.leaseMs !== undefined ? { gate: (sessionId: string) => this.leasing!.claim(sessionId) } : {}) });
     const turnOf = (sessionId: string) => this.turns?.turnOf(sessionId) ?? null;
@@ -139,7 +139,7 @@ export class Host {
     this.services = this.requestServices();
     const observeInstructions = (sessionId: string) => void this.headers.observeOutside(sessionId);
     this.leasing = leasingOf(this, options);
-    this.cells = new Cells({ db, now, newId, notify, life, workbenches: this.workbenches, hooks: this.hooks, requestLog, liveOutput, displays, observeInstructions, services: () => this.services });
+    this.cells = new Cells({ store: this.store, now, newId, notify, life, workbenches: this.workbenches, hooks: this.hooks, requestLog, liveOutput, displays, observeInstructions, services: () => this.services });
   }
 
   /** Start a host: migrate, recover, start the hooks worker and the root workbench (whose start indexes the skills). */
@@ -215,7 +215,7 @@ export class Host {
   }
 
   /** A cell too large to run, known by its size alone (see Cells.refuse). */
-  refuseCell(sessionId: string, bytes: number): never {
+  refuseCell(sessionId: string, bytes: number): Promise<never> {
     return this.cells.refuse(sessionId, bytes);
   }
 

@@ -1,6 +1,6 @@
 import type { Worker, WorkerExit } from "@klbr/supervisor";
-import type { HostDb } from "../db/open";
-import { recordIncident } from "../store/incidents";
+import type { IncidentsStore } from "../store/api";
+import { noteIncident } from "./incident-note";
 import { limitReason } from "./completion";
 import type { Workbench } from "./workbench";
 
@@ -11,13 +11,13 @@ import type { Workbench } from "./workbench";
  * reason is that limit, not `worker_died`. A limit that ends a running cell is that cell's failed
  * record, and the restart after it already names the limit (Cells.execute).
  */
-export function watchLimitDeath(db: HostDb, now: () => number, bench: Workbench, worker: Worker): void {
+export function watchLimitDeath(store: IncidentsStore, now: () => number, bench: Workbench, worker: Worker): void {
   worker.onDeath((exit) => {
     const limit = limitReason(exit);
     if (limit === null || bench.diedInCell === worker || runsCellOf(bench, worker)) return;
     // Culling's own stop is not a limit; whichever was first is the reason.
     if (bench.worker === worker) bench.endedFor ??= limit;
-    recordIncident(db, "workbench.limit", incidentDetail(bench, worker, limit, exit), now());
+    noteIncident(store, "workbench.limit", incidentDetail(bench, worker, limit, exit), now());
   });
 }
 
@@ -43,11 +43,11 @@ function runsCellOf(bench: Workbench, worker: Worker): boolean {
  * outcome); one between invokes (a thread a hook left running) is this incident, kind
  * `workbench.limit` with `role: "hooks"`, and the replacement's `hooks.restart` names the limit.
  */
-export function watchHooksLimitDeath(db: HostDb, now: () => number, worker: Worker, revision: string, invokes: HooksInvokes): void {
+export function watchHooksLimitDeath(store: IncidentsStore, now: () => number, worker: Worker, revision: string, invokes: HooksInvokes): void {
   worker.onDeath((exit) => {
     const limit = limitReason(exit);
     if (limit === null || invokes.diedIn(worker)) return;
-    recordIncident(db, "workbench.limit", {
+    noteIncident(store, "workbench.limit", {
       role: "hooks",
       revision,
       generation: worker.generation,

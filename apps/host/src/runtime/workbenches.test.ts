@@ -10,6 +10,7 @@ import { memoryDb, T0 } from "../../test/request-context";
 import type { HostDb } from "../db/open";
 import { incidents } from "../db/schema";
 import { lastKernelReset, recordKernelReset } from "../store/kernel";
+import { sqliteStore } from "../store/sqlite";
 import { HostLife } from "./lifecycle";
 import { Cells } from "./cells";
 import { DisplayRecorder } from "./displays";
@@ -97,6 +98,7 @@ const PYTHON_DIR = fileURLToPath(new URL("../../../../python", import.meta.url))
 const index = (revision: string) => ({ revision, skills: [], refused: [] }) as unknown as SkillIndex;
 
 let db: HostDb;
+let sqlite: Parameters<typeof sqliteStore>[1];
 let notes: Array<Record<string, unknown>>;
 let life: HostLife;
 let revision: string;
@@ -108,7 +110,7 @@ function workbenches({ pythonDir = PYTHON_DIR, python = "python3", ...over }: { 
   const sandbox = { describe: () => ({ mode: "none" }), worker: (ro: string[]) => ({ mode: "none", ro }) };
   const launch = new WorkerLaunch({ python, pythonDir, workspace: mkdtempSync(join(tmpdir(), "klbr-wbs-")), sandbox: sandbox as never, passEnv: [], interruptGraceMs: 7, liveOutput: true });
   const w = new Workbenches({
-    db,
+    store: sqliteStore(db, sqlite),
     now: () => T0,
     notify: (n) => void notes.push(n as never),
     life,
@@ -148,7 +150,7 @@ beforeEach(() => {
   startGate = Promise.resolve();
   startsAtGate = 0;
   helloExtra = {};
-  db = memoryDb().db;
+  ({ db, sqlite } = memoryDb());
   notes = [];
   life = new HostLife();
   revision = "r1";
@@ -327,7 +329,7 @@ describe("a new session's first cells", () => {
     let open!: () => void;
     cellGate = new Promise((r) => (open = r));
     const cells = new Cells({
-      db,
+      store: sqliteStore(db, sqlite),
       now: () => T0,
       newId: (() => {
         let n = 0;

@@ -1,14 +1,13 @@
 import { startWorker, type HostReplyEvent, type SpareOptions, type StartWorkerOptions, type Worker } from "@klbr/supervisor";
 import type { SkillIndex } from "@klbr/skills";
-import type { HostDb } from "../db/open";
 import { HostError } from "../errors";
 import { ReplyError } from "../requests/errors";
-import { lastKernelReset, recordKernelReset } from "../store/kernel";
+import type { Store } from "../store/api";
 import type { InstructionHeaders } from "./instructions";
 import type { HostLife } from "./lifecycle";
 import type { Notify } from "./notifier";
 import type { SkillsService } from "./skills-service";
-import { recordIncident } from "../store/incidents";
+import { noteIncident } from "./incident-note";
 import { defaultBytecodeDir, RuntimeBytecode } from "./bytecode";
 import { RuntimeFingerprint } from "./fingerprint";
 import { SparePool } from "./spares";
@@ -29,7 +28,8 @@ interface EarlyBind {
 
 /** What the workbenches use of the host. */
 export interface WorkbenchesDeps {
-  db: HostDb;
+  /** The log: kernel.reset is awaited there before a generation's first cell can be sent. */
+  store: Pick<Store, "recordKernelReset" | "lastKernelReset" | "recordIncident">;
   now(): number;
   notify: Notify["notify"];
   life: Pick<HostLife, "stopping" | "refuseWhenStopping" | "keepUnlessStopping">;
@@ -76,7 +76,7 @@ export class Workbenches {
       python: settings.python,
       pythonDir: settings.pythonDir,
       dir: deps.bytecodeDir === undefined ? defaultBytecodeDir() : deps.bytecodeDir,
-      onError: (error) => recordIncident(deps.db, "bytecode.build_failed", { error: error.message }, deps.now()),
+      onError: (error) => noteIncident(deps.store, "bytecode.build_failed", { error: error.message }, deps.now()),
     });
     // The sandbox settings are fixed for the host's life (they are the host's constructor options).
     const sandbox = JSON.stringify(settings.sandbox.describe());
@@ -88,7 +88,7 @@ export class Workbenches {
       // The runtime on disk and what every start shares (sandbox, flags): a spare must match both.
       fingerprint: () => `${runtime.value()} ${sandbox}`,
       gate,
-      onError: (error) => recordIncident(deps.db, "spare.start_failed", { error: error.message }, deps.now()),
+      onError: (error) => noteIncident(deps.store, "spare.start_failed", { error: error.message }, deps.now()),
     });
   }
 
@@ -175,8 +175,8 @@ export class Workbenches {
 
   /** Start a new generation: re-index skills, start the worker on them, record kernel.reset and the header. */
   async startGeneration(bench: Workbench, reason: string): Promise<void> {
-    const { db, life } = this.deps;
-    const generation = this.nextGeneration(bench.sessionId);
+    const { store, life } = this.deps;
+    const generation = await this.nextGeneration(bench.sessionId);
     const early = this.bindEarly(bench, generation);
     let index: SkillIndex;
     try {
@@ -192,13 +192,13 @@ export class Workbenches {
     const observeFailed = this.observeHeader(bench.sessionId, index);
     const worker = await starting;
     bench.worker = worker;
-    watchLimitDeath(db, () => this.deps.now(), bench, worker);
+    watchLimitDeath(store, () => this.deps.now(), bench, worker);
     bench.skills = index;
     bench.endedFor = null;
     bench.culledAtMs = null;
-    noteRuntimeVersion(db, worker, { role: "workbench", sessionId: bench.sessionId }, this.deps.now());
+    await noteRuntimeVersion(store, worker, { role: "workbench", sessionId: bench.sessionId }, this.deps.now());
     const skills = (worker.hello as { skills?: string | null }).skills ?? null;
-    recordKernelReset(db, { sessionId: bench.sessionId, generation, skillsRevision: skills, pid: worker.pid, reason, atMs: this.deps.now() });
+    await store.recordKernelReset({ sessionId: bench.sessionId, generation, skillsRevision: skills, pid: worker.pid, reason, atMs: this.deps.now() });
     // A header that could not be observed fails the start after its kernel.reset, as it always did.
     if (observeFailed !== null) throw observeFailed;
     this.deps.notify({ type: "kernel.reset", session_id: bench.sessionId, generation, skills, at_ms: this.deps.now() });
@@ -253,7 +253,7 @@ export class Workbenches {
         return await binding;
       } catch (error) {
         // It died between the check and the bind: the cold start below is what it would have saved.
-        recordIncident(this.deps.db, "spare.bind_failed", { session_id: sessionId, generation, error: (error as Error).message }, this.deps.now());
+        await this.deps.store.recordIncident("spare.bind_failed", { session_id: sessionId, generation, error: (error as Error).message }, this.deps.now());
       }
     }
     const options = this.workerOptions(sessionId, generation, index);
@@ -325,8 +325,8 @@ export class Workbenches {
   }
 
   /** The next generation id of a session, counted on from the last kernel.reset in the log. */
-  private nextGeneration(sessionId: string): string {
-    const previous = lastKernelReset(this.deps.db, sessionId);
+  private async nextGeneration(sessionId: string): Promise<string> {
+    const previous = await this.deps.store.lastKernelReset(sessionId);
     return `g-${(previous ? Number(previous.generation.replace(/^g-/, "")) || 0 : 0) + 1}`;
   }
 }

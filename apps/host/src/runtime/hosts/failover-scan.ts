@@ -3,6 +3,8 @@ import type { LeaseStore } from "../../store/leases";
 /** What the failover scan uses of the host. */
 export interface FailoverScanDeps {
   store: LeaseStore<unknown>;
+  /** This host (its live leases count against its share). */
+  hostId: string;
   leaseMs: number;
   /** The host clock (wait deadlines are in it). */
   now(): number;
@@ -15,9 +17,17 @@ export function scanEveryMs(leaseMs: number): number {
   return Math.max(50, Math.min(2_000, Math.floor(leaseMs / 2)));
 }
 
-/** A host's fair share of `pending` sessions among `liveHosts` (itself included): rounded up, plus one. */
-export function fairShare(pending: number, liveHosts: number): number {
-  return Math.ceil(pending / Math.max(1, liveHosts)) + 1;
+/** Claims per batch: between batches the scan reads the leases again, so hosts scanning at once interleave. */
+export const CLAIM_BATCH = 10;
+
+/**
+ * How many more of `pending` sessions this host may claim: the hosts' whole live load (`held`
+ * by live hosts, plus what is pending) split evenly among `liveHosts` (itself included), rounded
+ * up, plus one, less what it already holds (`mine`). Counting the load, not only what is pending,
+ * keeps a host that already took its part from taking a second part of what is left.
+ */
+export function fairShare(pending: number, liveHosts: number, held = 0, mine = 0): number {
+  return Math.max(0, Math.ceil((pending + held) / Math.max(1, liveHosts)) + 1 - mine);
 }
 
 /**
@@ -49,13 +59,30 @@ export class FailoverScan {
     if (this.timer) clearTimeout(this.timer);
   }
 
-  /** One scan: the pending sessions claimable now, up to this host's share. Returns how many it claimed. */
+  /**
+   * One scan: the pending sessions claimable now, up to this host's share, in batches of
+   * CLAIM_BATCH with the share counted again before each (other hosts claim meanwhile). Returns
+   * how many it claimed.
+   */
   async once(): Promise<number> {
-    const { store } = this.deps;
+    let claimed = 0;
+    while (!this.stopped) {
+      const batch = await this.batch();
+      claimed += batch;
+      if (batch < CLAIM_BATCH) break;
+    }
+    return claimed;
+  }
+
+  private async batch(): Promise<number> {
+    const { store, hostId, leaseMs } = this.deps;
     const [overview, pending] = await Promise.all([store.overview(), store.pending(this.deps.now(), 10_000)]);
     if (pending.length === 0) return 0;
-    const live = overview.hosts.filter((h) => overview.nowMs - h.heartbeatAtMs < this.deps.leaseMs).length;
-    const share = fairShare(pending.length, live);
+    const live = new Set(overview.hosts.filter((h) => overview.nowMs - h.heartbeatAtMs < leaseMs).map((h) => h.hostId));
+    live.add(hostId);
+    const held = overview.leases.filter((l) => live.has(l.hostId)).length;
+    const mine = overview.leases.filter((l) => l.hostId === hostId).length;
+    const share = Math.min(CLAIM_BATCH, fairShare(pending.length, live.size, held, mine));
     let claimed = 0;
     for (const sessionId of pending) {
       if (this.stopped || claimed >= share) break;

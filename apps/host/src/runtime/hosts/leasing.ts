@@ -51,7 +51,7 @@ export class HostLeasing {
       stop: (sessionId, why, detail) => this.stopSession(sessionId, why, detail),
       resume: (lease, previous) => this.resume(lease, previous),
     });
-    this.scan = new FailoverScan({ store: deps.store, leaseMs: deps.leaseMs, now: deps.now, claim: (sessionId) => this.claim(sessionId) });
+    this.scan = new FailoverScan({ store: deps.store, hostId: deps.hostId, leaseMs: deps.leaseMs, now: deps.now, claim: (sessionId) => this.claim(sessionId) });
   }
 
   /** This host's id. */

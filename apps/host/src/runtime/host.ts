@@ -168,7 +168,7 @@ export class Host {
       const turns = host.turns;
       if (turns) {
         host.subscribe((n) => turns.follow(n));
-        turns.resume(whole);
+        await turns.resume(whole);
       }
       return host;
     } catch (error) {
@@ -278,6 +278,7 @@ export class Host {
   private turnHost(): TurnHost {
     const { life, leasing } = this;
     const base: TurnHost = {
+      store: this.store,
       db: this.db,
       sqlite: this.sqlite,
       now: () => this.now(),

@@ -471,7 +471,7 @@ describe("Cells host requests", () => {
     observe = (s) => void observed.push(s);
     const result = await request({ method: "runtime.inspect" } as HostRequest);
     expect(result).toEqual({ value: { inspected: "s" } });
-    expect(opened).toEqual([["ex-1", "rq-1", { method: "runtime.inspect" }]]);
+    expect(opened).toEqual([["s", "ex-1", "rq-1", { method: "runtime.inspect" }]]);
     expect(observed).toEqual(["s"]);
   });
 

@@ -53,6 +53,8 @@ export interface CellsDeps {
 export class Cells {
   /** Cells with a caller-chosen id waiting for their session's slot, and whether they were interrupted meanwhile. */
   private readonly queued = new Map<string, "queued" | "cancelled">();
+  /** Each workbench's request intake, in arrival order (see serveRequest). */
+  private readonly intakes = new WeakMap<Workbench, Promise<void>>();
 
   constructor(private readonly deps: CellsDeps) {}
 
@@ -170,10 +172,27 @@ export class Cells {
 
   /** Serve one host request: scope first, then the handler; the request is logged now, its reply as sent. */
   private async serveRequest(bench: Workbench, request: HostRequest, ctx: HostRequestContext): Promise<unknown> {
-    const { store } = this.deps;
-    // The reply is logged when the supervisor reports what went out (RequestLog.replied).
-    const rowId = this.deps.requestLog.opened(ctx.executionId, ctx.requestId, request);
+    // One workbench's requests are taken in in arrival order, each up to its handler's start: the
+    // log's writes are awaited now, and without this a wait pipelined behind another passed the
+    // scope check before the first one's handler had yielded the cell.
+    const prior = this.intakes.get(bench) ?? Promise.resolve();
+    let admitted!: () => void;
+    const intake = new Promise<void>((resolve) => (admitted = resolve));
+    this.intakes.set(bench, prior.then(() => intake));
+    await prior;
     try {
+      return await this.admit(bench, request, ctx, admitted);
+    } finally {
+      admitted();
+    }
+  }
+
+  /** The request's row, scope, header and step, then its handler started (`admitted` called once it is). */
+  private async admit(bench: Workbench, request: HostRequest, ctx: HostRequestContext, admitted: () => void): Promise<unknown> {
+    const { store } = this.deps;
+    try {
+      // The reply is logged when the supervisor reports what went out (RequestLog.replied).
+      const rowId = await this.deps.requestLog.opened(bench.sessionId, ctx.executionId, ctx.requestId, request);
       const live = bench.inScope(ctx.executionId);
       if (!live) throw new ReplyError("scope_expired", `execution ${ctx.executionId} is not the live foreground cell of this generation`);
       try {
@@ -184,8 +203,11 @@ export class Cells {
       }
       // The supervisor hands over a request it already validated (parseHostRequest): not parsed twice.
       const step = await store.requestStep(ctx.executionId, rowId);
-      return await dispatch({ host: this.deps.services(), live, requestId: ctx.requestId, step, signal: ctx.signal }, request as never);
+      const handling = dispatch({ host: this.deps.services(), live, requestId: ctx.requestId, step, signal: ctx.signal }, request as never);
+      admitted();
+      return await handling;
     } catch (error) {
+      admitted();
       if (!(error instanceof ReplyError)) await store.recordIncident("request.internal_error", { method: canonicalName(request.method), error: String(error) }, this.deps.now());
       throw error instanceof ReplyError ? error : new ReplyError("internal", (error as Error).message);
     }

@@ -126,9 +126,9 @@ export class Host {
     this.hooks = new HooksService({ db, sqlite, store: this.store, now, notify, life, launch: this.launch, releasesDir: this.layout.releases, defaultSource: join(pythonDir, "klbr_hooks") });
     this.skills = new SkillsService({ builtinDir: options.builtinSkillsDir ?? process.env.KLBR_SKILLS_DIR ?? join(this.workspace, "skills"), managedDir: this.layout.managedSkills });
     this.headers = new InstructionHeaders(db, now, (sessionId) => adoptedSources(db, sessionId));
-    const requestLog = (this.requestLog = new RequestLog(db, now));
+    const requestLog = (this.requestLog = new RequestLog(this.store, now));
     this.remote = new RemoteNamespaces({ db, dataDir: this.dataDir, pythonDir, now, newId, liveOutput, displays, ...this.launch.graces(), limits: this.limitSettings.limits });
-    this.workbenches = new Workbenches({ store: this.store, now, notify, life, launch: this.launch, skills: this.skills, headers: this.headers, onHostReply: (event) => requestLog.replied(event), spares: options.spares ?? 0, ...(options.bytecodeCache !== undefined ? { bytecodeDir: options.bytecodeCache || null } : {}), ...(options.startConcurrency !== undefined ? { startConcurrency: options.startConcurrency } : {}) });
+    this.workbenches = new Workbenches({ store: this.store, now, notify, life, launch: this.launch, skills: this.skills, headers: this.headers, onHostReply: (event) => void requestLog.replied(event), spares: options.spares ?? 0, ...(options.bytecodeCache !== undefined ? { bytecodeDir: options.bytecodeCache || null } : {}), ...(options.startConcurrency !== undefined ? { startConcurrency: options.startConcurrency } : {}) });
     this.culler = options.idleTimeoutMs === undefined ? null : hostIdleCuller(this, options.idleTimeoutMs);
     this.wakes = new Wakes({ db, now, notify, life, hooks: this.hooks, ...(options.leaseMs !== undefined ? { gate: (sessionId: string) => this.leasing!.claim(sessionId) } : {}) });
     const turnOf = (sessionId: string) => this.turns?.turnOf(sessionId) ?? null;
@@ -168,7 +168,7 @@ export class Host {
       const turns = host.turns;
       if (turns) {
         host.subscribe((n) => turns.follow(n));
-        turns.resume(whole);
+        await turns.resume(whole);
       }
       return host;
     } catch (error) {
@@ -278,6 +278,7 @@ export class Host {
   private turnHost(): TurnHost {
     const { life, leasing } = this;
     const base: TurnHost = {
+      store: this.store,
       db: this.db,
       sqlite: this.sqlite,
       now: () => this.now(),

@@ -1,6 +1,5 @@
 import type { HostReplyEvent } from "@klbr/supervisor";
-import type { HostDb } from "../db/open";
-import { recordReply, recordRequest } from "../store/requests";
+import type { Store } from "../store/api";
 import { canonicalName } from "../requests";
 
 /**
@@ -11,40 +10,55 @@ import { canonicalName } from "../requests";
  * which never reach a handler. A reply nothing received is kept with `sent: false`.
  */
 export class RequestLog {
-  /** Rows awaiting their reply, by execution and request id (a retry may reuse an id). */
-  private readonly awaiting = new Map<string, number[]>();
+  /** Rows awaiting their reply, by execution and request id (a retry may reuse an id), with the session they are written under. */
+  private readonly awaiting = new Map<string, Array<{ rowId: number; sessionId: string }>>();
 
   constructor(
-    private readonly db: HostDb,
+    private readonly store: Pick<Store, "recordRequest" | "recordReply" | "getExecution">,
     private readonly now: () => number,
   ) {}
 
-  /** Record a request a handler is about to serve; returns its row id. */
-  opened(executionId: string, requestId: string, request: { method: string }): number {
+  /** Record a request of `sessionId`'s cell a handler is about to serve (committed when this resolves); its row id. */
+  async opened(sessionId: string, executionId: string, requestId: string, request: { method: string }): Promise<number> {
     const method = canonicalName(request.method);
     // Aliases are recorded under the canonical method name (C13).
-    const rowId = recordRequest(this.db, { executionId, requestId, method, request: { ...request, method }, requestedAtMs: this.now() });
+    const rowId = await this.store.recordRequest(sessionId, { executionId, requestId, method, request: { ...request, method }, requestedAtMs: this.now() });
     const key = keyOf(executionId, requestId);
     const rows = this.awaiting.get(key);
-    if (rows) rows.push(rowId);
-    else this.awaiting.set(key, [rowId]);
+    if (rows) rows.push({ rowId, sessionId });
+    else this.awaiting.set(key, [{ rowId, sessionId }]);
     return rowId;
   }
 
-  /** The supervisor's report of one reply: close the handler's row, or record a refusal whole. */
-  replied(event: HostReplyEvent): void {
+  /**
+   * The supervisor's report of one reply: close the handler's row, or record a refusal whole. The
+   * supervisor cannot wait for it: a write the log refuses is said on stderr.
+   */
+  async replied(event: HostReplyEvent): Promise<void> {
+    try {
+      await this.record(event);
+    } catch (error) {
+      process.stderr.write(`klbr: reply to ${event.executionId}/${event.requestId} not recorded: ${String(error)}\n`);
+    }
+  }
+
+  private async record(event: HostReplyEvent): Promise<void> {
     const key = keyOf(event.executionId, event.requestId);
     const rows = event.handled ? this.awaiting.get(key) : undefined;
-    let rowId = rows?.shift();
+    let row = rows?.shift();
     if (rows && rows.length === 0) this.awaiting.delete(key);
-    if (rowId === undefined) {
+    const reply = event.sent ? event.reply : { ...event.reply, sent: false };
+    const repliedAtMs = this.now();
+    if (row === undefined) {
       const raw = event.request as Record<string, unknown> | null | undefined;
       const named = typeof raw?.method === "string";
       const method = named ? canonicalName(raw!.method as string) : "(unparsed)";
       const request = named ? { ...raw, method } : (raw ?? {});
-      rowId = recordRequest(this.db, { executionId: event.executionId, requestId: event.requestId, method, request, requestedAtMs: this.now() });
+      // A refusal no handler saw: its session is its execution's (an unknown execution's row names none).
+      const sessionId = (await this.store.getExecution(event.executionId))?.sessionId ?? "";
+      row = { rowId: await this.store.recordRequest(sessionId, { executionId: event.executionId, requestId: event.requestId, method, request, requestedAtMs: repliedAtMs }), sessionId };
     }
-    recordReply(this.db, rowId, event.sent ? event.reply : { ...event.reply, sent: false }, this.now());
+    await this.store.recordReply(row.sessionId, row.rowId, reply, repliedAtMs);
   }
 }
 

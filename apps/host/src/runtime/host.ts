@@ -12,7 +12,6 @@ import { HostSandbox } from "../sandbox/host-sandbox";
 import { HostLimits } from "../limits/host-limits";
 import { limitSettings, type LimitSettings } from "../limits/settings";
 import { sandboxSettings } from "../sandbox/settings";
-import { stoppedPeerSessions } from "../store/peers";
 import { Cells, type CellOptions } from "./cells";
 import { DisplayRecorder } from "./displays";
 import type { ExecutionReport } from "./completion";
@@ -158,7 +157,7 @@ export class Host {
       host.hooks.migrate();
       // With other hosts alive on the database (C21), sessions are recovered one by one as they are claimed.
       const whole = await startWithLeases(host);
-      for (const sessionId of stoppedPeerSessions(host.db)) host.workbenches.markClosed(sessionId);
+      for (const sessionId of await host.store.stoppedPeerSessions()) host.workbenches.markClosed(sessionId);
       // Once per runtime version: later starts find it built (a failure is an incident, workers compile as before).
       await host.workbenches.prepareBytecode();
       await host.hooks.start();
@@ -168,7 +167,7 @@ export class Host {
       const turns = host.turns;
       if (turns) {
         host.subscribe((n) => turns.follow(n));
-        turns.resume(whole);
+        await turns.resume(whole);
       }
       return host;
     } catch (error) {
@@ -278,6 +277,7 @@ export class Host {
   private turnHost(): TurnHost {
     const { life, leasing } = this;
     const base: TurnHost = {
+      store: this.store,
       db: this.db,
       sqlite: this.sqlite,
       now: () => this.now(),

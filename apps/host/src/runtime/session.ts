@@ -16,6 +16,7 @@ import {
 import { fold, JOINED_SOURCE, resolve } from "@klbr/header";
 import type Database from "better-sqlite3";
 import type { HostDb } from "../db/open";
+import type { Store } from "../store/api";
 import type { Notification } from "../requests/context";
 import { markConsumed } from "../store/events";
 import { markInstalled, recordFrontier } from "../store/frontiers";
@@ -31,6 +32,8 @@ import { TurnStop } from "./turn-stop";
 
 /** What one session's turn loop uses of the host. */
 export interface TurnHost {
+  /** The log through the async Store (the turn loop's callers are moving onto it from `db`). */
+  readonly store: Store;
   readonly db: HostDb;
   readonly sqlite: Database.Database;
   now(): number;

@@ -1,8 +1,5 @@
 import { findRoute, routeKey, type Route, type RoutesFile } from "@klbr/driver";
-import { closeRunningModelRequests } from "../store/model-requests";
-import { recordIncident } from "../store/incidents";
 import type { Notification } from "../requests/context";
-import { sessionsToResume } from "../store/transcript";
 import { readRoutes } from "./routes-file";
 import { SessionTurns, type TurnHost } from "./session";
 
@@ -37,12 +34,12 @@ export class Turns {
   }
 
   /** After a restart: requests cut short are closed, and every session that was mid-turn resumes. */
-  resume(closeCut = true): void {
-    const { db, sqlite } = this.host;
+  async resume(closeCut = true): Promise<void> {
+    const { store } = this.host;
     // With other hosts alive (C21), their requests are theirs: a session's are closed when it is taken over.
-    const cut = closeCut ? closeRunningModelRequests(db, this.host.now()) : [];
-    if (cut.length > 0) recordIncident(db, "model.requests_cut_short", { requests: cut }, this.host.now());
-    for (const sessionId of sessionsToResume(sqlite)) this.kick(sessionId);
+    const cut = closeCut ? await store.closeRunningModelRequests(this.host.now()) : [];
+    if (cut.length > 0) await store.recordIncident("model.requests_cut_short", { requests: cut }, this.host.now());
+    for (const sessionId of await store.sessionsToResume()) this.kick(sessionId);
   }
 
   /** A notification that may start a turn: a wake, a deferred input's time, or an input whose attention says wake. */

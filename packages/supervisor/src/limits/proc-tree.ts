@@ -1,6 +1,21 @@
 import { readdirSync } from "node:fs";
 import { ControlFile } from "./cgroup-files.js";
 
+/** A /proc file kept open between readings (what {@link ControlFile} gives). */
+export interface ProcFile {
+  readBytes(): Uint8Array | undefined;
+  close(): void;
+}
+
+/**
+ * The /proc calls of this module, through one object so a test can stand a made-up /proc in
+ * (a thread or child that comes or goes between two readings) instead of racing real processes.
+ */
+export const procTreeFs = {
+  readdir: (path: string): string[] => readdirSync(path),
+  open: (path: string): ProcFile => new ControlFile(path),
+};
+
 /** The counters of one process that tree accounting needs, from `/proc/<pid>/stat` (proc(5)). */
 export interface ProcCounters {
   ppid: number;
@@ -120,12 +135,12 @@ export function parseChildren(bytes: Uint8Array, out: number[]): boolean {
  * listed again only when their number changed or one of them is gone.
  */
 class ProcHandle {
-  readonly stat: ControlFile;
+  readonly stat: ProcFile;
   #tids: number[] | undefined;
-  readonly #children = new Map<number, ControlFile>();
+  readonly #children = new Map<number, ProcFile>();
 
   constructor(readonly pid: number) {
-    this.stat = new ControlFile(`/proc/${pid}/stat`);
+    this.stat = procTreeFs.open(`/proc/${pid}/stat`);
   }
 
   /** How many threads were listed last (undefined: not listed yet). */
@@ -152,7 +167,7 @@ class ProcHandle {
 
   #listThreads(): number[] | undefined {
     try {
-      const tids = readdirSync(`/proc/${this.pid}/task`).map(Number);
+      const tids = procTreeFs.readdir(`/proc/${this.pid}/task`).map(Number);
       for (const [tid, file] of this.#children) {
         if (!tids.includes(tid)) {
           file.close();
@@ -169,7 +184,7 @@ class ProcHandle {
     const out: number[] = [];
     for (const tid of tids) {
       let file = this.#children.get(tid);
-      if (!file) this.#children.set(tid, (file = new ControlFile(`/proc/${this.pid}/task/${tid}/children`)));
+      if (!file) this.#children.set(tid, (file = procTreeFs.open(`/proc/${this.pid}/task/${tid}/children`)));
       const bytes = file.readBytes();
       if (bytes === undefined) return undefined;
       if (!parseChildren(bytes, out)) {

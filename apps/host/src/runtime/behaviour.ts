@@ -20,6 +20,10 @@ const REPLY_CODES: Record<string, string> = {
   SOURCE_NOT_FOUND: "not_found",
 };
 
+function isEpochConflict(error: unknown): boolean {
+  return error instanceof ReplyError && isActivationError(error.cause) && error.cause.code === "ACTIVATION_EPOCH_CONFLICT";
+}
+
 /**
  * The behaviour side of the host: the epoch store (the only activation authority), the default
  * source released and activated at epoch 1 on first start, and candidate handshakes.
@@ -48,7 +52,15 @@ export class BehaviourManager {
     const current = this.store.current();
     if (current) return this.spawn({ path: current.path, digest: current.digest, epoch: current.epoch });
     const release = snapshotDefaultSource(this.defaultSource, this.releasesDir);
-    return (await this.activate(release.path, 0)).generation;
+    try {
+      return (await this.activate(release.path, 0)).generation;
+    } catch (error) {
+      // Hosts first started at once on one new log (C21) race to activate their defaults: the
+      // loser runs what the winner activated, as a host started after it does.
+      const won = isEpochConflict(error) ? this.store.current() : null;
+      if (!won) throw error;
+      return this.spawn({ path: won.path, digest: won.digest, epoch: won.epoch });
+    }
   }
 
   /** Handshake a candidate, then compare-and-swap the epoch; the candidate becomes the active generation. */

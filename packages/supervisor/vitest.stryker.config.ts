@@ -7,7 +7,7 @@ import base from "./vitest.config.ts";
 // shared 2-core machine that is hours, and the worker processes never see the active mutant.
 const UNIT = [
   "ladder", "ladder-rungs", "limit-stop", "operation", "tree", "tree-edges", "live-output", "display", "inbound", "merged", "routes", "tail", "wire", "hello",
-  "limits/verdict", "limits/verdict-edges", "limits/spec", "limits/discover", "limits/usage", "limits/cpu-watch", "limits/proc-tree", "limits/proc-tree-fake", "tree-walk",
+  "limits/verdict", "limits/verdict-edges", "limits/spec", "limits/discover", "limits/usage", "limits/cpu-watch", "limits/proc-tree", "limits/proc-tree-fake", "tree-walk", "tree-fake",
 ];
 
 // No per-test limit: on a loaded machine a slow test would otherwise count a mutant as killed;

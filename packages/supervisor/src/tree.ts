@@ -1,5 +1,16 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 
+/**
+ * The /proc calls of this module, through one object so a test can stand a made-up /proc in
+ * (a child that appears or goes mid-walk, a kernel without children files) instead of racing
+ * real processes. Nothing else replaces them.
+ */
+export const procFs = {
+  readdir: (path: string): string[] => readdirSync(path),
+  read: (path: string, encoding: "utf8" | "latin1"): string => readFileSync(path, encoding),
+  exists: (path: string): boolean => existsSync(path),
+};
+
 /** One process as read from /proc/<pid>/stat. */
 export interface ProcEntry {
   pid: number;
@@ -28,7 +39,7 @@ export function parseProcStat(line: string): ProcEntry | undefined {
 /** Read one process's stat, or undefined when it is gone. */
 export function readProc(pid: number): ProcEntry | undefined {
   try {
-    return parseProcStat(readFileSync(`/proc/${pid}/stat`, "utf8"));
+    return parseProcStat(procFs.read(`/proc/${pid}/stat`, "utf8"));
   } catch {
     return undefined;
   }
@@ -45,7 +56,7 @@ export function listProcs(): ProcEntry[] {
   machineScans.count++;
   let names: string[];
   try {
-    names = readdirSync("/proc");
+    names = procFs.readdir("/proc");
   } catch {
     return [];
   }
@@ -85,7 +96,7 @@ export function descendants(root: number, procs: ProcEntry[] = listProcs()): Pro
 function childrenOf(pid: number): number[] | undefined {
   let tasks: string[];
   try {
-    tasks = readdirSync(`/proc/${pid}/task`);
+    tasks = procFs.readdir(`/proc/${pid}/task`);
   } catch {
     return []; // gone meanwhile
   }
@@ -93,9 +104,9 @@ function childrenOf(pid: number): number[] | undefined {
   for (const tid of tasks) {
     let text: string;
     try {
-      text = readFileSync(`/proc/${pid}/task/${tid}/children`, "latin1");
+      text = procFs.read(`/proc/${pid}/task/${tid}/children`, "latin1");
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === "ENOENT" && existsSync(`/proc/${pid}/task/${tid}`)) return undefined;
+      if ((err as NodeJS.ErrnoException).code === "ENOENT" && procFs.exists(`/proc/${pid}/task/${tid}`)) return undefined;
       continue; // the thread exited meanwhile
     }
     for (const field of text.split(" ")) if (field) out.push(Number(field));

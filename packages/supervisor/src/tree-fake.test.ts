@@ -26,6 +26,8 @@ let scans = 0;
 /** Called on every read of /proc itself (a scan): where a test forks a process mid-kill. */
 let onScan: (scan: number) => void = () => {};
 let procUnreadable = false;
+/** Numeric entries of /proc whose process is gone before its stat is read. */
+let ghosts: string[] = [];
 let setTimeoutHook: () => void = () => {};
 const real = { ...procFs };
 
@@ -47,12 +49,13 @@ beforeEach(() => {
   scans = 0;
   onScan = () => {};
   procUnreadable = false;
+  ghosts = [];
   setTimeoutHook = () => {};
   procFs.readdir = (path) => {
     if (path === "/proc") {
       if (procUnreadable) throw enoent(path);
       onScan(++scans);
-      return ["acpi", "self", ...[...procs.keys()].map(String), "thread-self"];
+      return ["acpi", "self", ...[...procs.keys()].map(String), ...ghosts, "thread-self"];
     }
     const p = procs.get(Number(/^\/proc\/(\d+)\/task$/.exec(path)?.[1]));
     if (!p?.tasks) throw enoent(path);
@@ -99,10 +102,12 @@ describe("listProcs on a made-up /proc", () => {
     add(9, 1);
     add(95, 9);
     add(10, 1);
+    ghosts = ["77"];
     const before = machineScans.count;
     expect(listProcs().map((p) => p.pid).sort((a, b) => a - b)).toEqual([9, 10, 95]);
+    expect(Number.isInteger(before)).toBe(true);
     expect(machineScans.count).toBe(before + 1);
-    expect([...reads].sort()).toEqual(["/proc/10/stat", "/proc/9/stat", "/proc/95/stat"]);
+    expect([...reads].sort()).toEqual(["/proc/10/stat", "/proc/77/stat", "/proc/9/stat", "/proc/95/stat"]);
   });
 
   it("a /proc it cannot read is no process at all, and still a scan", () => {
@@ -143,6 +148,7 @@ describe("rememberBelow on a made-up /proc", () => {
     const before = machineScans.count;
     expect(sorted(rememberBelow(10))).toEqual([11, 12, 13, 14]);
     expect(machineScans.count).toBe(before);
+    expect(reads.every((r) => /^\/proc\/[1-9]\d*\//.test(r))).toBe(true);
   });
 
   it("a kernel without children files (ENOENT while the thread is there): the scan instead, group members too", () => {

@@ -155,7 +155,9 @@ function provisionSqlite(dir) {
 
 const names = packages.map((p) => p.manifest.name);
 // --prefer-offline: what npm's cache holds is not revalidated (the registry is slow from CI).
-const npmFlags = ["--ignore-scripts", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error"];
+// A fetch that stalls on an open connection (seen: an install idle 13 minutes on one socket to the
+// registry mirror) is cut after 30 s and asked again, instead of npm's 5 minutes per try.
+const npmFlags = ["--ignore-scripts", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error", "--fetch-timeout=30000", "--fetch-retries=5", "--fetch-retry-mintimeout=1000", "--fetch-retry-maxtimeout=10000"];
 const say = (line) => process.stdout.write(`${line} (${((Date.now() - started) / 1000).toFixed(1)}s)\n`);
 
 /** The tarballs in a fresh project: import each from ESM, typecheck a consumer under node16 and bundler. */

@@ -278,15 +278,13 @@ export class Host {
     const { life, leasing } = this;
     const base: TurnHost = {
       store: this.store,
-      db: this.db,
-      sqlite: this.sqlite,
       now: () => this.now(),
       newId: (prefix) => newId(prefix),
       notify: (n) => this.notifier.notify(n),
       execute: (code, sessionId, opts) => this.cells.execute(code, sessionId, { ...opts, origin: "model" }),
       interrupt: (executionId) => this.cells.interrupt({ executionId }),
       prepareSession: (sessionId) => this.sessions.prepare(sessionId),
-      frontierBlock: (sessionId, through) => this.frontiers.block(sessionId, through),
+      frontierBlock: async (sessionId, through) => this.frontiers.block(sessionId, through),
       observeInstructions: (sessionId) => void this.headers.observeOutside(sessionId),
       closed: (sessionId) => this.workbenches.closed(sessionId),
       signal: life.signal,

@@ -71,7 +71,7 @@ describe("two sessions, through real cells", () => {
     // The opener got the answer as an input, framed `peer result <id> from <peer session>`.
     const back = notes.find((n) => n.type === "input" && n.session_id === "root") as Extract<Notification, { type: "input" }>;
     expect(back).toMatchObject({ source: "peer" });
-    const framed = host.wakes.takePendingInputs("root");
+    const framed = await host.wakes.takePendingInputs("root");
     expect(framed.at(-1)).toMatch(new RegExp(`^\\[[^\\]]+ · peer result r1 from ${peer.session_id.replace(/[.]/g, "\\.")}\\]\\n\\{"answer":42\\}$`));
     expect(await call("root", "await runtime.peer_result('r1')")).toEqual({ request_id: "r1", status: "answered", result: { answer: 42 } });
     expect(openPeerRequests(host.db, "root")).toEqual({ outgoing: [], incoming: [] });
@@ -124,7 +124,7 @@ describe("two sessions, through real cells", () => {
     expect(await call(peer.session_id, "await runtime.peer_cancel('r4')")).toEqual({ request_id: "r4", status: "cancelled" });
     expect(await waiting).toEqual({ request_id: "r4", status: "cancelled" });
     expect(notes.some((n) => n.type === "input" && n.session_id === "root" && n.source === "peer")).toBe(true);
-    expect(host.wakes.takePendingInputs("root").at(-1)).toMatch(/ · peer result r4 from [^\]]+\]\ncancelled$/);
+    expect((await host.wakes.takePendingInputs("root")).at(-1)).toMatch(/ · peer result r4 from [^\]]+\]\ncancelled$/);
     expect(host.db.select().from(peerRequests).where(eq(peerRequests.requestId, "r4")).get()).toMatchObject({ status: "cancelled", cancelledBy: "peer" });
   });
 

@@ -38,9 +38,9 @@ export interface InstructionAccess {
 export interface WakeAccess {
   scheduleWaitDeadline(waitId: string, deadlineMs: number): void;
   /** The session's unconsumed inputs, framed for the model, now consumed by a wake. */
-  takePendingInputs(sessionId: string): string[];
+  takePendingInputs(sessionId: string): Promise<string[]>;
   /** Tell subscribers an input arrived and announce the waits it woke (the tail every input's path shares). */
-  announceInput(event: EventRow, woken: WaitRow[]): void;
+  announceInput(event: EventRow, woken: WaitRow[]): Promise<void>;
 }
 
 /** Sessions opened and closed (runtime/sessions.ts). */

@@ -129,7 +129,7 @@ export class Host {
     this.remote = new RemoteNamespaces({ db, dataDir: this.dataDir, pythonDir, now, newId, liveOutput, displays, ...this.launch.graces(), limits: this.limitSettings.limits });
     this.workbenches = new Workbenches({ store: this.store, now, notify, life, launch: this.launch, skills: this.skills, headers: this.headers, onHostReply: (event) => void requestLog.replied(event), spares: options.spares ?? 0, ...(options.bytecodeCache !== undefined ? { bytecodeDir: options.bytecodeCache || null } : {}), ...(options.startConcurrency !== undefined ? { startConcurrency: options.startConcurrency } : {}) });
     this.culler = options.idleTimeoutMs === undefined ? null : hostIdleCuller(this, options.idleTimeoutMs);
-    this.wakes = new Wakes({ db, now, notify, life, hooks: this.hooks, ...(options.leaseMs !== undefined ? { gate: (sessionId: string) => this.leasing!.claim(sessionId) } : {}) });
+    this.wakes = new Wakes({ store: this.store, now, notify, life, hooks: this.hooks, ...(options.leaseMs !== undefined ? { gate: (sessionId: string) => this.leasing!.claim(sessionId) } : {}) });
     const turnOf = (sessionId: string) => this.turns?.turnOf(sessionId) ?? null;
     this.sessions = new Sessions({ now, notify, life, workbenches: this.workbenches, skills: this.skills, headers: this.headers, turnOf });
     this.frontiers = new Frontiers({ db, sqlite, now, newId });

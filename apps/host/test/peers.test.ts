@@ -174,13 +174,15 @@ describe("two sessions, through real cells", () => {
 
 describe("the frontier block", () => {
   test("lists a session's open peer requests in both directions, with their words", async () => {
-    const root = host.frontiers.block("root", 0);
+    const root = await host.frontiers.block("root", 0);
     const section = root.slice(root.indexOf("## open peer requests"));
     expect(section).toMatch(/^## open peer requests\nsent, awaiting a result: request r5 to ps-\S+ \(peer peer-\S+\), sent \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\nonce\n/);
     expect(section).not.toContain("request via-alias"); // cancelled when its peer was stopped
     expect(section).not.toContain("request r1 ");
-    const peerSession = (host.status() as { peers: Array<{ session_id: string; requests: { pending: number } }> }).peers.find((p) => p.requests.pending === 1 && host.frontiers.block(p.session_id, 0).includes("r5"))!.session_id;
-    expect(host.frontiers.block(peerSession, 0)).toMatch(/\nreceived, not answered: \[[^\]]+ · peer request r5 from root\]\nonce\n/);
+    const peers = (host.status() as { peers: Array<{ session_id: string; requests: { pending: number } }> }).peers.filter((p) => p.requests.pending === 1);
+    const blocks = await Promise.all(peers.map((p) => host.frontiers.block(p.session_id, 0)));
+    const peerSession = peers[blocks.findIndex((b) => b.includes("r5"))]!.session_id;
+    expect(await host.frontiers.block(peerSession, 0)).toMatch(/\nreceived, not answered: \[[^\]]+ · peer request r5 from root\]\nonce\n/);
   });
 });
 

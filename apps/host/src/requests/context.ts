@@ -64,7 +64,7 @@ export interface StatusAccess {
 
 /** frontier.select (C12) for a session's live execution (runtime/frontiers.ts). */
 export interface FrontierAccess {
-  select(sessionId: string, executionId: string): unknown;
+  select(sessionId: string, executionId: string): Promise<unknown>;
 }
 
 /** What request handlers may use of the host: the basics, and one small view per service. */

@@ -132,8 +132,8 @@ export class Host {
     this.wakes = new Wakes({ store: this.store, now, notify, life, hooks: this.hooks, ...(options.leaseMs !== undefined ? { gate: (sessionId: string) => this.leasing!.claim(sessionId) } : {}) });
     const turnOf = (sessionId: string) => this.turns?.turnOf(sessionId) ?? null;
     this.sessions = new Sessions({ now, notify, life, workbenches: this.workbenches, skills: this.skills, headers: this.headers, turnOf });
-    this.frontiers = new Frontiers({ db, sqlite, now, newId });
-    this.frontiers.addSection(peerRequestsSection(db));
+    this.frontiers = new Frontiers({ store: this.store, now, newId });
+    this.frontiers.addSection(peerRequestsSection());
     this.views = new Status({ db, dataDir: this.dataDir, workspace: this.workspace, startedAtMs: this.startedAtMs, now, sandbox: this.sandbox, limits: () => this.limits, hooks: this.hooks, workbenches: this.workbenches, skills: this.skills, turns: () => this.turns, remote: this.remote, pool: () => workbenchPool(this.workbenches, this.culler, options.idleTimeoutMs), liveOutput: liveOutput !== null });
     this.services = this.requestServices();
     const observeInstructions = (sessionId: string) => void this.headers.observeOutside(sessionId);
@@ -284,7 +284,7 @@ export class Host {
       execute: (code, sessionId, opts) => this.cells.execute(code, sessionId, { ...opts, origin: "model" }),
       interrupt: (executionId) => this.cells.interrupt({ executionId }),
       prepareSession: (sessionId) => this.sessions.prepare(sessionId),
-      frontierBlock: async (sessionId, through) => this.frontiers.block(sessionId, through),
+      frontierBlock: (sessionId, through) => this.frontiers.block(sessionId, through),
       observeInstructions: (sessionId) => void this.headers.observeOutside(sessionId),
       closed: (sessionId) => this.workbenches.closed(sessionId),
       signal: life.signal,

@@ -72,7 +72,7 @@ export function testWorld(opts: { host?: TestServices; live?: Partial<LiveExecut
     status: { inspect: (sessionId) => ({ session_id: sessionId }), ...opts.host?.status },
     wakes: {
       scheduleWaitDeadline: (waitId, deadlineMs) => void deadlines.push({ waitId, deadlineMs }),
-      takePendingInputs: () => [],
+      takePendingInputs: async () => [],
       ...opts.host?.wakes,
     } as HostServices["wakes"],
     sessions: { ...opts.host?.sessions } as HostServices["sessions"],

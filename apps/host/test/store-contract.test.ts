@@ -97,6 +97,29 @@ describe.each(["sqlite", "postgres"] as const)("Store on %s", (dialect) => {
     expect(await store.getEvent(999_999)).toBeUndefined();
   });
 
+  test("a wake takes a session's inputs once: concurrent takes split them, a deferred input taken meanwhile wakes nothing", async (ctx) => {
+    const { store } = subject(ctx);
+    const s = "take";
+    const ids: number[] = [];
+    for (let i = 0; i < 5; i++) ids.push((await store.recordInput({ sessionId: s, source: "operator", receivedAtMs: 100 + i, payload: { text: `t${i}` }, attention: null })).id);
+    await store.recordInput({ sessionId: "take-other", source: "operator", receivedAtMs: 1, payload: { text: "elsewhere" }, attention: null });
+    // Taken at once, from two callers: every input goes to exactly one of them, oldest first, marked consumed.
+    const [one, two] = await Promise.all([store.takePendingInputs(s, 200), store.takePendingInputs(s, 201)]);
+    expect([...one!, ...two!].map((e) => e.id).sort((x, y) => x - y)).toEqual(ids);
+    for (const taken of [one!, two!]) expect(taken.map((e) => e.id)).toEqual([...taken.map((e) => e.id)].sort((x, y) => x - y));
+    expect(one!.every((e) => e.consumedAtMs === 200) && two!.every((e) => e.consumedAtMs === 201)).toBe(true);
+    expect(await store.takePendingInputs(s, 202)).toEqual([]);
+    expect((await store.pendingInputs("take-other")).map((e) => e.payload)).toEqual([{ text: "elsewhere" }]);
+    // A deferred input's wake: null (nothing woken) once the input was taken; it wakes the waits while it is not.
+    await store.createWait({ id: "tw1", sessionId: s, executionId: "e", reason: "r", seconds: null, nowMs: 300 });
+    expect(await store.wakeForInput(s, ids[0]!, `deferred:event:${ids[0]}`, 301)).toBeNull();
+    expect(await store.wakeForInput(s, 999_999, "deferred:event:999999", 301)).toBeNull();
+    expect((await store.getWait("tw1"))?.state).toBe("waiting");
+    const later = await store.recordInput({ sessionId: s, source: "peer:p", receivedAtMs: 400, payload: { text: "later" }, attention: { effective: { action: "defer", due_at_ms: 500 } } });
+    const woken = await store.wakeForInput(s, later.id, `deferred:event:${later.id}`, 500);
+    expect(woken?.map((w) => [w.id, w.state, w.wokenBy, w.wokenAtMs])).toEqual([["tw1", "woken", `deferred:event:${later.id}`, 500]]);
+  });
+
   test("executions, host requests and kernel resets: open, close, find the running ones, number the requests", async (ctx) => {
     const { store } = subject(ctx);
     const started = await store.startExecution({ id: "ex-1", sessionId: "cx", generation: "g-1", code: "1+1", startedAtMs: 1, origin: "exec" });

@@ -38,9 +38,9 @@ export interface InstructionAccess {
 export interface WakeAccess {
   scheduleWaitDeadline(waitId: string, deadlineMs: number): void;
   /** The session's unconsumed inputs, framed for the model, now consumed by a wake. */
-  takePendingInputs(sessionId: string): string[];
+  takePendingInputs(sessionId: string): Promise<string[]>;
   /** Tell subscribers an input arrived and announce the waits it woke (the tail every input's path shares). */
-  announceInput(event: EventRow, woken: WaitRow[]): void;
+  announceInput(event: EventRow, woken: WaitRow[]): Promise<void>;
 }
 
 /** Sessions opened and closed (runtime/sessions.ts). */
@@ -64,7 +64,7 @@ export interface StatusAccess {
 
 /** frontier.select (C12) for a session's live execution (runtime/frontiers.ts). */
 export interface FrontierAccess {
-  select(sessionId: string, executionId: string): unknown;
+  select(sessionId: string, executionId: string): Promise<unknown>;
 }
 
 /** What request handlers may use of the host: the basics, and one small view per service. */

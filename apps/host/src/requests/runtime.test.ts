@@ -26,7 +26,7 @@ describe("runtime.wait handler", () => {
 
   test("pending input: woken at once, subscribers told with the inputs, no timer", async () => {
     let taken = 0;
-    world = testWorld({ host: { wakes: { takePendingInputs: () => (taken++, ["[t · operator]\nhi"]) } } });
+    world = testWorld({ host: { wakes: { takePendingInputs: async () => (taken++, ["[t · operator]\nhi"]) } } });
     recordInput(world.db, { sessionId: "root", source: "operator", receivedAtMs: T0, payload: { text: "hi" }, attention: null });
     const reply = await runtimeWait(world.ctx, { seconds: 5, reason: "" });
     expect(reply.pending_input).toBe(true);

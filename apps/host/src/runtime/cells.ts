@@ -38,7 +38,7 @@ export interface CellsDeps {
   /** C16: where a running cell's output goes (to watching clients only); null when live output is off. */
   liveOutput: Pick<LiveOutputHub, "forExecution"> | null;
   /** C20: where a running cell's displays are stored and published from. */
-  displays: Pick<DisplayRecorder, "forExecution" | "dropped">;
+  displays: Pick<DisplayRecorder, "forExecution" | "output" | "settled" | "dropped">;
   /** Bring a session's header up to date with changes made outside it (before each of its requests). */
   observeInstructions(sessionId: string): void;
   /** What request handlers see (built once every service exists). */
@@ -119,7 +119,7 @@ export class Cells {
   private async runCell(bench: Workbench, live: LiveExecution, code: string): Promise<CellCompletion> {
     const startedAt = Date.now();
     try {
-      return await bench.run(live, code, (req, ctx) => this.serveRequest(bench, req, ctx), this.outputOf(live), this.displaysOf(live));
+      return await bench.run(live, code, (req, ctx) => this.serveRequest(bench, req, ctx), this.outputOf(live), this.displaysOf(live), () => this.deps.displays.settled(live));
     } catch (error) {
       return refusedCompletion(live.id, startedAt, error as Error & { code?: string });
     } finally {
@@ -127,9 +127,10 @@ export class Cells {
     }
   }
 
-  /** The cell's live output listener: each message to the clients watching it, nothing kept. */
+  /** The cell's live output listener: each message to the clients watching it, nothing kept, in order with its displays. */
   private outputOf(live: LiveExecution): OutputListener | undefined {
-    return this.deps.liveOutput?.forExecution(live);
+    const listener = this.deps.liveOutput?.forExecution(live);
+    return listener && this.deps.displays.output(live, listener);
   }
 
   /** The cell's display listener (C20): each display stored, then to the clients watching it. */

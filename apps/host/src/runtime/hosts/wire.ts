@@ -91,6 +91,6 @@ export function storeWithLeases<S extends Store>(store: S, host: { readonly leas
 export async function startWithLeases(host: LeasingHost & { readonly leasing: HostLeasing | null }): Promise<boolean> {
   await host.leasing?.start();
   const whole = !host.leasing || !(await host.leasing.othersAlive());
-  host.wakes.restore(whole ? recoverAfterCrash(host.db, host.now()).openWaits : openWaits(host.db));
+  await host.wakes.restore(whole ? recoverAfterCrash(host.db, host.now()).openWaits : openWaits(host.db));
   return whole;
 }

@@ -436,7 +436,7 @@ describe("a session this host may not start (C21: its lease was lost)", () => {
       hooks: { release: () => undefined } as never,
       requestLog: { opened: () => 1 } as never,
       liveOutput: null,
-      displays: new DisplayRecorder({ db, now: () => T0, publish: null }),
+      displays: new DisplayRecorder({ store: sqliteStore(db, sqlite), now: () => T0, publish: null }),
       observeInstructions: () => undefined,
       services: () => ({}) as never,
     });

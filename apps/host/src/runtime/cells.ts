@@ -100,8 +100,9 @@ export class Cells {
       if (worker.state === "dead" && !this.deps.life.stopping && !workbenches.closed(sessionId)) {
         // The cell's record is closed already: a failed restart must not lose its report. The next
         // cell finds the worker dead and tries again.
-        await workbenches.restart(bench, limitReason(row.failure) ?? `after_${row.status}`).catch((error: Error) =>
-          store.recordIncident("workbench.restart_failed", { session_id: sessionId, after: live.id, error: error.message }, this.deps.now()),
+        // A session this host lost (C21) is refused its restart: it writes nothing more here, no incident either.
+        await workbenches.restart(bench, limitReason(row.failure) ?? `after_${row.status}`).catch((error: Error & { code?: string }) =>
+          error.code === "SESSION_NOT_HELD" ? undefined : store.recordIncident("workbench.restart_failed", { session_id: sessionId, after: live.id, error: error.message }, this.deps.now()),
         );
       }
       return report(row);

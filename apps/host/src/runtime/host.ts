@@ -126,7 +126,7 @@ export class Host {
     this.headers = new InstructionHeaders(this.store, now);
     const requestLog = (this.requestLog = new RequestLog(this.store, now));
     this.remote = new RemoteNamespaces({ db, dataDir: this.dataDir, pythonDir, now, newId, liveOutput, displays, ...this.launch.graces(), limits: this.limitSettings.limits });
-    this.workbenches = new Workbenches({ store: this.store, now, notify, life, launch: this.launch, skills: this.skills, headers: this.headers, onHostReply: (event) => void requestLog.replied(event), spares: options.spares ?? 0, ...(options.bytecodeCache !== undefined ? { bytecodeDir: options.bytecodeCache || null } : {}), ...(options.startConcurrency !== undefined ? { startConcurrency: options.startConcurrency } : {}) });
+    this.workbenches = new Workbenches({ store: this.store, now, notify, life, launch: this.launch, skills: this.skills, headers: this.headers, onHostReply: (event) => void requestLog.replied(event), mayStart: (sessionId) => !this.leasing?.lost(sessionId), spares: options.spares ?? 0, ...(options.bytecodeCache !== undefined ? { bytecodeDir: options.bytecodeCache || null } : {}), ...(options.startConcurrency !== undefined ? { startConcurrency: options.startConcurrency } : {}) });
     this.culler = options.idleTimeoutMs === undefined ? null : hostIdleCuller(this, options.idleTimeoutMs);
     this.wakes = new Wakes({ store: this.store, now, notify, life, hooks: this.hooks, ...(options.leaseMs !== undefined ? { gate: (sessionId: string) => this.leasing!.claim(sessionId) } : {}) });
     const turnOf = (sessionId: string) => this.turns?.turnOf(sessionId) ?? null;

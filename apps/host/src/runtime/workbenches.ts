@@ -44,6 +44,11 @@ export interface WorkbenchesDeps {
   startConcurrency?: number;
   /** Where klbr's runtime bytecode is kept (see RuntimeBytecode); null: off. Default {@link defaultBytecodeDir}. */
   bytecodeDir?: string | null;
+  /**
+   * Whether this host may start a generation of the session now (C21: it did not lose the
+   * session's lease). Asked before every start and again once its worker is up; default always.
+   */
+  mayStart?(sessionId: string): boolean;
 }
 
 /**
@@ -176,6 +181,8 @@ export class Workbenches {
   /** Start a new generation: re-index skills, start the worker on them, record kernel.reset and the header. */
   async startGeneration(bench: Workbench, reason: string): Promise<void> {
     const { store, life } = this.deps;
+    // Before anything of the start: no spare is taken and no generation counted for a session lost here.
+    this.refuseUnheld(bench.sessionId);
     const generation = await this.nextGeneration(bench.sessionId);
     const early = this.bindEarly(bench, generation);
     let index: SkillIndex;
@@ -191,6 +198,11 @@ export class Workbenches {
     // its identity and says hello), not after it, where it was a third of a warm spare's first cell.
     const observing = this.observeHeader(bench.sessionId, index);
     const worker = await starting;
+    if (!this.mayStart(bench.sessionId)) {
+      // Lost while its worker came up: the loss killed the tree it knew, not this one. Nothing of it is recorded.
+      await worker.hardStop("lease_lost").catch(() => undefined);
+      this.refuseUnheld(bench.sessionId);
+    }
     bench.worker = worker;
     watchLimitDeath(store, () => this.deps.now(), bench, worker);
     bench.skills = index;
@@ -203,6 +215,19 @@ export class Workbenches {
     const observeFailed = await observing;
     if (observeFailed !== null) throw observeFailed;
     this.deps.notify({ type: "kernel.reset", session_id: bench.sessionId, generation, skills, at_ms: this.deps.now() });
+  }
+
+  /** Whether the session may start a generation on this host now (see WorkbenchesDeps.mayStart). */
+  mayStart(sessionId: string): boolean {
+    return this.deps.mayStart?.(sessionId) ?? true;
+  }
+
+  /**
+   * A session this host lost (C21) starts no generation here: its kernel.reset would be written
+   * outside the fence and its worker run under no lease. The next claim of it starts one as usual.
+   */
+  private refuseUnheld(sessionId: string): void {
+    if (!this.mayStart(sessionId)) throw new HostError("SESSION_NOT_HELD", `session ${sessionId} is not held by this host (its lease was lost); no workbench generation starts here`);
   }
 
   /** Observe the session's header for a generation on `index`; resolves to the error it threw, if any (thrown once the worker is in place). */

@@ -3,7 +3,7 @@ import type { CellRecord, ModelRequestRecord, Telemetry } from "@klbr/telemetry"
 import type Database from "better-sqlite3";
 import type { HostDb } from "../db/open";
 import type { Notification } from "../requests/context";
-import { reassembleRequest } from "../runtime/reassemble";
+import { reassembleRequestSync } from "../runtime/reassemble";
 import { getExecution } from "../store/executions";
 import type { ModelRequestRow } from "../store/model-requests";
 import { callIdOfCell, hostRequestsOf, modelRequestById, peerCausesOf } from "../store/telemetry";
@@ -95,7 +95,7 @@ export class TelemetryObserver {
       endedAtMs: row.endedAtMs,
       // Rebuilt from the log only when contents are captured (the recorder asks only then).
       messages: () => {
-        const body = JSON.parse(reassembleRequest(this.host.db, this.host.sqlite, row).text) as Record<string, unknown>;
+        const body = JSON.parse(reassembleRequestSync(this.host.db, this.host.sqlite, row).text) as Record<string, unknown>;
         return body.messages ?? body.input ?? body;
       },
     };

@@ -10,7 +10,7 @@ import Database from "better-sqlite3";
 import { drizzle } from "drizzle-orm/better-sqlite3";
 import { expect } from "vitest";
 import * as schema from "../../src/db/schema";
-import { reassembleRequest } from "../../src/runtime/reassemble";
+import { reassembleRequestSync } from "../../src/runtime/reassemble";
 import { sessionModelRequests } from "../../src/store/model-requests";
 import { reportedModel, reportedUsage, type Exchange } from "./recording-proxy";
 
@@ -54,7 +54,7 @@ export function checkSession(database: string, exchanges: Exchange[], mode: Cell
       expect(row.status, `request ${i} ended ${JSON.stringify(row.error)}`).toBe("ok");
       expect(ex.status).toBe(200);
       expect(sha(ex.sent), `request ${i}: the body sent is the one the row's digest names`).toBe(row.bodyDigest);
-      expect(sha(reassembleRequest(db, sqlite, row).text), `request ${i} re-assembles from the log`).toBe(row.bodyDigest);
+      expect(sha(reassembleRequestSync(db, sqlite, row).text), `request ${i} re-assembles from the log`).toBe(row.bodyDigest);
       if (i > 0 && row.frontierId === rows[i - 1]!.frontierId) {
         expect(messagesOf(ex.sent).startsWith(messagesOf(exchanges[i - 1]!.sent)), `request ${i} extends request ${i - 1}`).toBe(true);
       } else if (i > 0) summary.folds += 1;

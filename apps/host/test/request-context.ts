@@ -70,7 +70,7 @@ export function testWorld(opts: { host?: TestServices; live?: Partial<LiveExecut
       ...opts.host?.hooks,
     },
     skills: { index: () => ({ revision: null, ids: [], refused: [] }), load: () => undefined, ...opts.host?.skills },
-    instructions: { current: () => ({ text: "" }), observe: () => null, ...opts.host?.instructions },
+    instructions: { current: async () => ({ text: "" }), observeIn: () => null, ...opts.host?.instructions },
     status: { inspect: (sessionId) => ({ session_id: sessionId }), ...opts.host?.status },
     wakes: {
       scheduleWaitDeadline: (waitId, deadlineMs) => void deadlines.push({ waitId, deadlineMs }),

@@ -8,6 +8,7 @@ import { testDatabase } from "../../../test-support/postgres";
 import { migrateHostDb, openSqlite } from "../src/db/open";
 import { migratePostgres, openPostgres } from "../src/db/pg-open";
 import type { SessionFence, Store } from "../src/store/api";
+import type { HeaderPlan } from "../src/store/api/headers";
 import { blobDigest } from "../src/store/blobs";
 import { pgLeases, sqliteLeases, type LeaseKey, type LeaseStore } from "../src/store/leases";
 import { pgStore } from "../src/store/pg";
@@ -326,6 +327,30 @@ describe.each(["sqlite", "postgres"] as const)("Store on %s", (dialect) => {
     await expect(store.assessWorkItem({ workItemId: "none", sessionId: "tx", executionId: "e-tx", requestId: "q9", outcome: "changed", atMs: 9 }, (row) => {
       if (!row) throw new Error("no item");
     })).rejects.toThrow("no item");
+  });
+
+  test("header observation: the plan reads the chain with the adopted sources; observations at once append once; a current header writes nothing", async (ctx) => {
+    const { store } = subject(ctx);
+    const s = "obs";
+    await store.insertCandidate({ id: "c-obs", sessionId: s, executionId: "e", requestId: "q-obs", target: "style", text: "terse", digest: "do", stagedAtMs: 1, scopeKind: "session", scopeSessionId: s });
+    await store.insertAdoption({ operationId: "op-obs", candidateId: "c-obs", target: "style", scopeKind: "session", scopeSessionId: s, sessionId: s, executionId: "e", requestId: "q-obs2", step: 1, reply: {}, adoptedAtMs: 2 });
+    const global = await store.currentSources({ kind: "global" });
+    const seen: Array<{ links: number; own: string[]; global: number }> = [];
+    // Pin when there is no header yet, from the adopted sources the plan is given.
+    const pinIfNone: HeaderPlan<number> = (chain, adopted) => {
+      seen.push({ links: chain.length, own: adopted.own.map((x) => x.text), global: adopted.global.length });
+      const text = adopted.own.map((x) => x.text).join("");
+      return { append: chain.length === 0 ? { type: "header_pin", digest: "pd", record: { text, digest: "pd" } } : null, result: chain.length };
+    };
+    const results = await Promise.all([1, 2, 3].map(() => store.observeHeader(s, pinIfNone, 10)));
+    // One pin landed; the observations that came second read it (under the write, where they had read none before).
+    expect(await store.headerChain(s)).toEqual([{ text: "terse", digest: "pd" }]);
+    expect(results.filter((r) => r === 0)).toHaveLength(1);
+    expect(seen.every((x) => x.own.join() === "terse" && x.global === global.length)).toBe(true);
+    const asked = seen.length;
+    expect(await store.observeHeader(s, pinIfNone, 11)).toBe(1);
+    expect(seen.length).toBe(asked + 1);
+    expect((await store.headerRows(s)).map((r) => [r.type, r.digest])).toEqual([["header_pin", "pd"]]);
   });
 
   test("peers and peer requests: open, ask, answer once, cancel pending ones at stop, counted per peer", async (ctx) => {

@@ -27,12 +27,13 @@ export interface SkillAccess {
 
 /** A session's instruction header (runtime/instructions.ts). */
 export interface InstructionAccess {
-  current(sessionId: string): unknown;
+  current(sessionId: string): Promise<unknown>;
   /**
    * Observe a session's instruction sources now (a change is a header revision attributed to
-   * `actor`); returns the session's header digest after it, or null when it has no header yet.
+   * `actor`), in the caller's SQLite transaction `db`; returns the session's header digest after
+   * it, or null when it has no header yet (orientation.adopt's one transaction, until it is a Store method).
    */
-  observe(sessionId: string, actor: SessionActor): string | null;
+  observeIn(db: HostDb, sessionId: string, actor: SessionActor): string | null;
 }
 
 /** Inputs, waits and their timers (runtime/wakes.ts). */

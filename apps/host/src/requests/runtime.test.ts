@@ -49,7 +49,7 @@ describe("runtime.inspect / runtime.instructions handlers", () => {
     const asked: string[] = [];
     world = testWorld({
       live: { sessionId: "s-9" },
-      host: { status: { inspect: (s) => (asked.push(`inspect:${s}`), { session_id: s }) }, instructions: { current: (s) => (asked.push(`instructions:${s}`), { text: "t" }) } },
+      host: { status: { inspect: (s) => (asked.push(`inspect:${s}`), { session_id: s }) }, instructions: { current: async (s) => (asked.push(`instructions:${s}`), { text: "t" }) } },
     });
     expect(await runtimeInspect(world.ctx)).toEqual({ session_id: "s-9" });
     expect(await runtimeInstructions(world.ctx)).toEqual({ text: "t" });

@@ -105,7 +105,7 @@ function cells(liveOutput: unknown = null): Cells {
     requestLog: { opened: (...args: unknown[]) => (opened.push(args), opened.length) } as never,
     liveOutput: liveOutput as never,
     displays: new DisplayRecorder({ store: sqliteStore(db, sqlite), now: () => T0, publish: null }),
-    observeInstructions: (s) => observe(s),
+    observeInstructions: async (s) => observe(s),
     services: () => services() as never,
   });
 }

@@ -40,7 +40,7 @@ export interface CellsDeps {
   /** C20: where a running cell's displays are stored and published from. */
   displays: Pick<DisplayRecorder, "forExecution" | "output" | "settled" | "dropped">;
   /** Bring a session's header up to date with changes made outside it (before each of its requests). */
-  observeInstructions(sessionId: string): void;
+  observeInstructions(sessionId: string): Promise<void>;
   /** What request handlers see (built once every service exists). */
   services(): HostServices;
 }
@@ -198,7 +198,7 @@ export class Cells {
       const live = bench.inScope(ctx.executionId);
       if (!live) throw new ReplyError("scope_expired", `execution ${ctx.executionId} is not the live foreground cell of this generation`);
       try {
-        this.deps.observeInstructions(live.sessionId);
+        await this.deps.observeInstructions(live.sessionId);
       } catch (error) {
         // A header that cannot be observed must not cost the cell its request; the incident says why.
         await store.recordIncident("header.observe_failed", { session_id: live.sessionId, error: String(error) }, this.deps.now());

@@ -23,7 +23,6 @@ import { InstructionHeaders } from "./instructions";
 import { passEnvNames, sweepLeftovers } from "./leftovers";
 import { HostLife } from "./lifecycle";
 import { Notifier } from "./notifier";
-import { adoptedSources } from "./orientation-sources";
 import { peerRequestsSection } from "./peer-frontier";
 import { PeerSignals } from "./peer-signals";
 import { RemoteNamespaces } from "./remote-service";
@@ -124,7 +123,7 @@ export class Host {
     const displays = new DisplayRecorder({ store: this.store, now, publish: liveOutput ? (event) => liveOutput.publishDisplay(event) : null });
     this.hooks = new HooksService({ db, sqlite, store: this.store, now, notify, life, launch: this.launch, releasesDir: this.layout.releases, defaultSource: join(pythonDir, "klbr_hooks") });
     this.skills = new SkillsService({ builtinDir: options.builtinSkillsDir ?? process.env.KLBR_SKILLS_DIR ?? join(this.workspace, "skills"), managedDir: this.layout.managedSkills });
-    this.headers = new InstructionHeaders(db, now, (sessionId) => adoptedSources(db, sessionId));
+    this.headers = new InstructionHeaders(this.store, now);
     const requestLog = (this.requestLog = new RequestLog(this.store, now));
     this.remote = new RemoteNamespaces({ db, dataDir: this.dataDir, pythonDir, now, newId, liveOutput, displays, ...this.launch.graces(), limits: this.limitSettings.limits });
     this.workbenches = new Workbenches({ store: this.store, now, notify, life, launch: this.launch, skills: this.skills, headers: this.headers, onHostReply: (event) => void requestLog.replied(event), mayStart: (sessionId) => !this.leasing?.lost(sessionId), spares: options.spares ?? 0, ...(options.bytecodeCache !== undefined ? { bytecodeDir: options.bytecodeCache || null } : {}), ...(options.startConcurrency !== undefined ? { startConcurrency: options.startConcurrency } : {}) });
@@ -136,7 +135,7 @@ export class Host {
     this.frontiers.addSection(peerRequestsSection());
     this.views = new Status({ db, dataDir: this.dataDir, workspace: this.workspace, startedAtMs: this.startedAtMs, now, sandbox: this.sandbox, limits: () => this.limits, hooks: this.hooks, workbenches: this.workbenches, skills: this.skills, turns: () => this.turns, remote: this.remote, pool: () => workbenchPool(this.workbenches, this.culler, options.idleTimeoutMs), liveOutput: liveOutput !== null });
     this.services = this.requestServices();
-    const observeInstructions = (sessionId: string) => void this.headers.observeOutside(sessionId);
+    const observeInstructions = async (sessionId: string) => void (await this.headers.observeOutside(sessionId));
     this.leasing = leasingOf(this, options);
     this.cells = new Cells({ store: this.store, now, newId, notify, life, workbenches: this.workbenches, hooks: this.hooks, requestLog, liveOutput, displays, observeInstructions, services: () => this.services });
   }
@@ -286,7 +285,7 @@ export class Host {
       interrupt: (executionId) => this.cells.interrupt({ executionId }),
       prepareSession: (sessionId) => this.sessions.prepare(sessionId),
       frontierBlock: (sessionId, through) => this.frontiers.block(sessionId, through),
-      observeInstructions: (sessionId) => void this.headers.observeOutside(sessionId),
+      observeInstructions: async (sessionId) => void (await this.headers.observeOutside(sessionId)),
       closed: (sessionId) => this.workbenches.closed(sessionId),
       signal: life.signal,
       get stopping() {

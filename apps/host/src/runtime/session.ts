@@ -34,7 +34,7 @@ export interface TurnHost {
   /** The session's workbench is up and its header pinned. */
   prepareSession(sessionId: string): Promise<void>;
   /** Observe instruction changes made outside the session (another session adopted orientation in its scope) before a request. */
-  observeInstructions(sessionId: string): void;
+  observeInstructions(sessionId: string): Promise<void>;
   /** Whether the session was stopped for good (peer.stop): it runs no more turns. */
   closed(sessionId: string): boolean;
   /** The frontier block for a fold covering through `coversThrough` (C12). */
@@ -308,7 +308,7 @@ export class SessionTurns {
     // observed before the next request after one was recorded.
     const mark = await store.adoptionMark();
     if (mark !== this.adoptionMark) {
-      this.host.observeInstructions(this.sessionId);
+      await this.host.observeInstructions(this.sessionId);
       this.adoptionMark = mark;
     }
     const selected = await store.pendingFrontierOf(this.sessionId);

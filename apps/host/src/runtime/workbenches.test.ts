@@ -342,7 +342,7 @@ describe("a new session's first cells", () => {
       requestLog: { opened: () => 1 } as never,
       liveOutput: null,
       displays: new DisplayRecorder({ store: sqliteStore(db, sqlite), now: () => T0, publish: null }),
-      observeInstructions: () => undefined,
+      observeInstructions: async () => undefined,
       services: () => ({}) as never,
     });
     const runs = ["first", "second", "third"].map((code) => cells.execute(code, "s"));
@@ -437,7 +437,7 @@ describe("a session this host may not start (C21: its lease was lost)", () => {
       requestLog: { opened: () => 1 } as never,
       liveOutput: null,
       displays: new DisplayRecorder({ store: sqliteStore(db, sqlite), now: () => T0, publish: null }),
-      observeInstructions: () => undefined,
+      observeInstructions: async () => undefined,
       services: () => ({}) as never,
     });
     const bench = await w.ensure("s", "session_start");

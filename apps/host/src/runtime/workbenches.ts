@@ -196,7 +196,7 @@ export class Workbenches {
     const starting = life.keepUnlessStopping(this.startWorker(bench, generation, index, early), `workbench ${bench.sessionId}`);
     // The header depends on the skill set alone: observed while the worker wakes up (a spare reads
     // its identity and says hello), not after it, where it was a third of a warm spare's first cell.
-    const observeFailed = this.observeHeader(bench.sessionId, index);
+    const observing = this.observeHeader(bench.sessionId, index);
     const worker = await starting;
     if (!this.mayStart(bench.sessionId)) {
       // Lost while its worker came up: the loss killed the tree it knew, not this one. Nothing of it is recorded.
@@ -212,6 +212,7 @@ export class Workbenches {
     const skills = (worker.hello as { skills?: string | null }).skills ?? null;
     await store.recordKernelReset({ sessionId: bench.sessionId, generation, skillsRevision: skills, pid: worker.pid, reason, atMs: this.deps.now() });
     // A header that could not be observed fails the start after its kernel.reset, as it always did.
+    const observeFailed = await observing;
     if (observeFailed !== null) throw observeFailed;
     this.deps.notify({ type: "kernel.reset", session_id: bench.sessionId, generation, skills, at_ms: this.deps.now() });
   }
@@ -229,10 +230,10 @@ export class Workbenches {
     if (!this.mayStart(sessionId)) throw new HostError("SESSION_NOT_HELD", `session ${sessionId} is not held by this host (its lease was lost); no workbench generation starts here`);
   }
 
-  /** Observe the session's header for a generation on `index`; the error it threw, if any (thrown once the worker is in place). */
-  private observeHeader(sessionId: string, index: SkillIndex): unknown {
+  /** Observe the session's header for a generation on `index`; resolves to the error it threw, if any (thrown once the worker is in place). */
+  private async observeHeader(sessionId: string, index: SkillIndex): Promise<unknown> {
     try {
-      this.deps.headers.observeGeneration(sessionId, (adopted) => this.deps.skills.sources(index, adopted));
+      await this.deps.headers.observeGeneration(sessionId, (adopted) => this.deps.skills.sources(index, adopted));
       return null;
     } catch (error) {
       return error ?? new Error("the header could not be observed");

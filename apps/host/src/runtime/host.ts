@@ -145,7 +145,7 @@ export class Host {
     const host = new Host(options);
     try {
       if (options.telemetry !== false) {
-        host.telemetry = startHostTelemetry({ db: host.db, sqlite: host.sqlite, route: () => host.turns?.route ?? null, subscribe: (l) => host.subscribe(l) }, options.telemetry ?? {});
+        host.telemetry = startHostTelemetry({ store: host.store, route: () => host.turns?.route ?? null, subscribe: (l) => host.subscribe(l) }, options.telemetry ?? {});
       }
       host.launch.hostTree = (await sweepLeftovers(host.dataDir)).tag;
       await host.sandbox.check();

@@ -292,6 +292,43 @@ describe.each(["sqlite", "postgres"] as const)("Store on %s", (dialect) => {
     expect(await store.adoptionMark()).toBeGreaterThan(a1.id);
   });
 
+  test("a send, an origination and an assessment: each one transaction, a raced retry finds the first, a refusal writes nothing", async (ctx) => {
+    const { store } = subject(ctx);
+    const send = (id: string, requestId: string, status: "confirmed" | "held") => ({ id, sessionId: "tx", executionId: "e-tx", requestId, kind: "local.send", text: "hi", status, reason: null, createdAtMs: 7 });
+    const sent = await store.recordSend(send("fx-a", "q1", "confirmed"), { text: "hi" }, () => undefined);
+    expect(sent).toMatchObject({ id: "fx-a", status: "confirmed" });
+    expect(await store.getEvent(sent.eventId!)).toMatchObject({ sessionId: "tx", direction: "out", effectId: "fx-a", payload: { text: "hi" }, receivedAtMs: 7 });
+    // Two sends of one request identity at once: one effect, both answered with it, no second event.
+    const [x, y] = await Promise.all([store.recordSend(send("fx-b", "q2", "confirmed"), { text: "hi" }, () => undefined), store.recordSend(send("fx-c", "q2", "confirmed"), { text: "hi" }, () => undefined)]);
+    expect(x.id).toBe(y.id);
+    expect(x.eventId).toBe(y.eventId);
+    // A raced retry returns the first without asking the check; a held send makes no event.
+    expect(await store.recordSend(send("fx-d", "q1", "confirmed"), { text: "hi" }, () => { throw new Error("not asked"); })).toMatchObject({ id: "fx-a" });
+    expect(await store.recordSend(send("fx-e", "q3", "held"), null, () => undefined)).toMatchObject({ id: "fx-e", status: "held", eventId: null });
+    await expect(store.recordSend(send("fx-f", "q4", "confirmed"), { text: "hi" }, () => { throw new Error("scope"); })).rejects.toThrow("scope");
+    expect(await store.findEffect("e-tx", "q4")).toBeUndefined();
+    expect((await store.pendingInputs("tx")).length).toBe(0);
+
+    const item = { sessionId: "tx", executionId: "e-tx", requestId: "q5", purpose: "p", reason: "r", evidenceRefs: [], createdAtMs: 1 };
+    const [o1, o2] = await Promise.all([store.originateWorkItem({ ...item, id: "wi-a" }), store.originateWorkItem({ ...item, id: "wi-b" })]);
+    expect([o1.row.id, o2.row.id]).toEqual([o1.row.id, o1.row.id]);
+    expect([o1.created, o2.created].sort()).toEqual([false, true]);
+    const seen: unknown[] = [];
+    const assess = (outcome: "deferred" | "changed", requestId: string) =>
+      store.assessWorkItem({ workItemId: o1.row.id, sessionId: "tx", executionId: "e-tx", requestId, outcome, atMs: 9 }, (row) => {
+        seen.push(row?.status);
+        if (row?.status === "closed") throw new Error("closed");
+      });
+    expect(await assess("deferred", "q6")).toMatchObject({ status: "open", outcome: "deferred" });
+    // Of two closing at once, the second sees the first's outcome.
+    const both = await Promise.allSettled([assess("changed", "q7"), assess("changed", "q8")]);
+    expect(both.map((r) => r.status).sort()).toEqual(["fulfilled", "rejected"]);
+    expect(seen).toEqual(["open", "open", "closed"]);
+    await expect(store.assessWorkItem({ workItemId: "none", sessionId: "tx", executionId: "e-tx", requestId: "q9", outcome: "changed", atMs: 9 }, (row) => {
+      if (!row) throw new Error("no item");
+    })).rejects.toThrow("no item");
+  });
+
   test("header observation: the plan reads the chain with the adopted sources; observations at once append once; a current header writes nothing", async (ctx) => {
     const { store } = subject(ctx);
     const s = "obs";

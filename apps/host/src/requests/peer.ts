@@ -15,7 +15,7 @@ import { beginStop, countLivePeers, finishStop, getPeer, insertPeer, peersOpened
 import { wakeWaits, type WaitRow } from "../store/waits";
 import type { LiveExecution, RequestContext } from "./context";
 import { invalidRequest, ReplyError } from "./errors";
-import { resolveRef } from "./evidence";
+import { resolveRef, type EvidenceStore } from "./evidence";
 
 /** At most this many peers hold a slot (open or stopping) per host (C13). */
 export const MAX_OPEN_PEERS = 8;
@@ -46,13 +46,15 @@ function checkScope(live: LiveExecution): void {
 }
 
 /** Every evidence entry must be a reference that resolves as in evidence.resolve. */
-function checkEvidence(db: HostDb, evidence: unknown[]): string[] {
-  return evidence.map((ref, i) => {
+async function checkEvidence(store: EvidenceStore, evidence: unknown[]): Promise<string[]> {
+  const refs: string[] = [];
+  for (const [i, ref] of evidence.entries()) {
     if (typeof ref !== "string") throw invalidRequest(`evidence[${i}] must be a reference string (event:N, execution:ID, effect:ID, wait:ID), got ${JSON.stringify(ref)}`);
-    const resolved = resolveRef(db, ref);
+    const resolved = await resolveRef(store, ref);
     if (!resolved.ok) throw invalidRequest(`evidence ${JSON.stringify(ref)} does not resolve: ${resolved.error.message}`);
-    return ref;
-  });
+    refs.push(ref);
+  }
+  return refs;
 }
 
 /** The peer `peerId` as its opener sees it; anyone else is told it does not exist. */
@@ -74,7 +76,7 @@ export async function peerOpen(ctx: RequestContext, params: { mode: string; evid
   if (!(PEER_MODES as readonly string[]).includes(params.mode)) {
     throw invalidRequest(`mode must be one of ${PEER_MODES.join(", ")}, got ${JSON.stringify(params.mode)}`);
   }
-  const evidence = checkEvidence(host.db, params.evidence);
+  const evidence = await checkEvidence(host.store, params.evidence);
   const peerId = host.newId("peer");
   const sessionId = peerId.replace(/^peer-/, "ps-");
   const now = host.now();
@@ -106,7 +108,7 @@ export async function peerSend(ctx: RequestContext, params: { peer_id: string; r
   const { host, live } = ctx;
   const bytes = Buffer.byteLength(params.content);
   if (bytes < 1 || bytes > MAX_PEER_CONTENT_BYTES) throw invalidRequest(`content must be 1..${MAX_PEER_CONTENT_BYTES} bytes, got ${bytes}`);
-  const evidence = checkEvidence(host.db, params.evidence);
+  const evidence = await checkEvidence(host.store, params.evidence);
   const now = host.now();
   const outcome = host.db.transaction(
     (tx) => {

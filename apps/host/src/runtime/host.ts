@@ -254,6 +254,7 @@ export class Host {
       workspace: this.workspace,
       dataDir: this.dataDir,
       db: this.db,
+      store: this.store,
       sandbox: this.sandbox,
       get limitsMechanism() {
         return launch.limits;

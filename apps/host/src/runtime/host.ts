@@ -108,7 +108,9 @@ export class Host {
     try {
       this.sqlite = openHostDatabase(this.layout.database);
       this.db = migrateHostDb(this.sqlite);
-      this.store = storeWithLeases(sqliteStore(this.db, this.sqlite, options.fence ?? leaseFence(this)), this);
+      const store = sqliteStore(this.db, this.sqlite, options.fence ?? leaseFence(this));
+      // Without leases no write can be LEASE_LOST: the store as it is, no wrapper on the turn loop's every call.
+      this.store = options.leaseMs === undefined ? store : storeWithLeases(store, this);
     } catch (error) {
       this.releaseLock();
       throw error;
@@ -145,7 +147,7 @@ export class Host {
     const host = new Host(options);
     try {
       if (options.telemetry !== false) {
-        host.telemetry = startHostTelemetry({ db: host.db, sqlite: host.sqlite, route: () => host.turns?.route ?? null, subscribe: (l) => host.subscribe(l) }, options.telemetry ?? {});
+        host.telemetry = startHostTelemetry({ store: host.store, route: () => host.turns?.route ?? null, subscribe: (l) => host.subscribe(l) }, options.telemetry ?? {});
       }
       host.launch.hostTree = (await sweepLeftovers(host.dataDir)).tag;
       await host.sandbox.check();

@@ -1,11 +1,6 @@
 import { assembleMessages, buildRequestBody, prefixView, serializeBody, type FrontierRef, type Route, type TranscriptRecord } from "@klbr/driver";
-import type Database from "better-sqlite3";
-import type { HostDb } from "../db/open";
 import type { Store } from "../store/api";
-import { getFrontier } from "../store/frontiers";
-import { headerRecord } from "../store/headers";
 import type { ModelRequestRow } from "../store/model-requests";
-import { loadTranscript } from "../store/transcript";
 
 /** What a rebuilt request reads of the log. */
 export type ReassembleStore = Pick<Store, "headerRecord" | "getFrontier" | "loadTranscript">;
@@ -32,17 +27,5 @@ export async function reassembleRequest(store: ReassembleStore, row: ModelReques
   const route = row.profile as Route;
   // A route that read images was sent their stored bytes (C20): the same bytes rebuild its body.
   const records = await store.loadTranscript(row.sessionId, frontier?.covers_through ?? 0, row.throughSeq, { images: route.images === true });
-  return bodyOf(route, pin.text, frontier, records);
-}
-
-/**
- * The same over the SQLite handle, for the trace export's lazy message capture (telemetry/observer.ts),
- * which the recorder calls synchronously; it goes when the observer reads through the Store.
- */
-export function reassembleRequestSync(db: HostDb, sqlite: Database.Database, row: ModelRequestRow): { text: string; prefixText: string } {
-  const pin = headerRecord(db, row.headerRecordId)!.record as { text: string };
-  const frontier = frontierRef(row.frontierId ? getFrontier(db, row.frontierId) : undefined);
-  const route = row.profile as Route;
-  const records = loadTranscript(sqlite, row.sessionId, frontier?.covers_through ?? 0, row.throughSeq, { images: route.images === true });
   return bodyOf(route, pin.text, frontier, records);
 }

@@ -292,7 +292,7 @@ describe("orientation", () => {
     expect(agenda.candidates.map((c) => c.candidate_id)).not.toContain("c-style");
     expect(sessionAgenda(host.db, "root").candidates.map((c) => c.candidate_id)).not.toContain("c-agenda");
     // The frontier block (C12) carries both, in C12's order, from the same rows.
-    const block = host.frontiers.block("agenda", Number.MAX_SAFE_INTEGER);
+    const block = await host.frontiers.block("agenda", Number.MAX_SAFE_INTEGER);
     expect(block).toMatch(new RegExp(`## open work items\nwork item ${id}: agenda item \\(reason: because\\)\n`));
     expect(block).toMatch(/## staged candidates\n(.*\n)*candidate c-agenda for agenda \(session agenda, digest [0-9a-f]{12}\): Agenda text\.\n/);
     // Open peer requests (registered by the peers family) take their place before open waits (issue 19 item 6).

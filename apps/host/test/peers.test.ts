@@ -71,7 +71,7 @@ describe("two sessions, through real cells", () => {
     // The opener got the answer as an input, framed `peer result <id> from <peer session>`.
     const back = notes.find((n) => n.type === "input" && n.session_id === "root") as Extract<Notification, { type: "input" }>;
     expect(back).toMatchObject({ source: "peer" });
-    const framed = host.wakes.takePendingInputs("root");
+    const framed = await host.wakes.takePendingInputs("root");
     expect(framed.at(-1)).toMatch(new RegExp(`^\\[[^\\]]+ · peer result r1 from ${peer.session_id.replace(/[.]/g, "\\.")}\\]\\n\\{"answer":42\\}$`));
     expect(await call("root", "await runtime.peer_result('r1')")).toEqual({ request_id: "r1", status: "answered", result: { answer: 42 } });
     expect(openPeerRequests(host.db, "root")).toEqual({ outgoing: [], incoming: [] });
@@ -124,7 +124,7 @@ describe("two sessions, through real cells", () => {
     expect(await call(peer.session_id, "await runtime.peer_cancel('r4')")).toEqual({ request_id: "r4", status: "cancelled" });
     expect(await waiting).toEqual({ request_id: "r4", status: "cancelled" });
     expect(notes.some((n) => n.type === "input" && n.session_id === "root" && n.source === "peer")).toBe(true);
-    expect(host.wakes.takePendingInputs("root").at(-1)).toMatch(/ · peer result r4 from [^\]]+\]\ncancelled$/);
+    expect((await host.wakes.takePendingInputs("root")).at(-1)).toMatch(/ · peer result r4 from [^\]]+\]\ncancelled$/);
     expect(host.db.select().from(peerRequests).where(eq(peerRequests.requestId, "r4")).get()).toMatchObject({ status: "cancelled", cancelledBy: "peer" });
   });
 
@@ -174,13 +174,15 @@ describe("two sessions, through real cells", () => {
 
 describe("the frontier block", () => {
   test("lists a session's open peer requests in both directions, with their words", async () => {
-    const root = host.frontiers.block("root", 0);
+    const root = await host.frontiers.block("root", 0);
     const section = root.slice(root.indexOf("## open peer requests"));
     expect(section).toMatch(/^## open peer requests\nsent, awaiting a result: request r5 to ps-\S+ \(peer peer-\S+\), sent \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\nonce\n/);
     expect(section).not.toContain("request via-alias"); // cancelled when its peer was stopped
     expect(section).not.toContain("request r1 ");
-    const peerSession = (host.status() as { peers: Array<{ session_id: string; requests: { pending: number } }> }).peers.find((p) => p.requests.pending === 1 && host.frontiers.block(p.session_id, 0).includes("r5"))!.session_id;
-    expect(host.frontiers.block(peerSession, 0)).toMatch(/\nreceived, not answered: \[[^\]]+ · peer request r5 from root\]\nonce\n/);
+    const peers = (host.status() as { peers: Array<{ session_id: string; requests: { pending: number } }> }).peers.filter((p) => p.requests.pending === 1);
+    const blocks = await Promise.all(peers.map((p) => host.frontiers.block(p.session_id, 0)));
+    const peerSession = peers[blocks.findIndex((b) => b.includes("r5"))]!.session_id;
+    expect(await host.frontiers.block(peerSession, 0)).toMatch(/\nreceived, not answered: \[[^\]]+ · peer request r5 from root\]\nonce\n/);
   });
 });
 

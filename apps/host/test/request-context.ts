@@ -68,11 +68,11 @@ export function testWorld(opts: { host?: TestServices; live?: Partial<LiveExecut
       ...opts.host?.hooks,
     },
     skills: { index: () => ({ revision: null, ids: [], refused: [] }), load: () => undefined, ...opts.host?.skills },
-    instructions: { current: () => ({ text: "" }), observe: () => null, ...opts.host?.instructions },
+    instructions: { current: async () => ({ text: "" }), observeIn: () => null, ...opts.host?.instructions },
     status: { inspect: (sessionId) => ({ session_id: sessionId }), ...opts.host?.status },
     wakes: {
       scheduleWaitDeadline: (waitId, deadlineMs) => void deadlines.push({ waitId, deadlineMs }),
-      takePendingInputs: () => [],
+      takePendingInputs: async () => [],
       ...opts.host?.wakes,
     } as HostServices["wakes"],
     sessions: { ...opts.host?.sessions } as HostServices["sessions"],

@@ -8,6 +8,7 @@ import { testDatabase } from "../../../test-support/postgres";
 import { migrateHostDb, openSqlite } from "../src/db/open";
 import { migratePostgres, openPostgres } from "../src/db/pg-open";
 import type { SessionFence, Store } from "../src/store/api";
+import type { HeaderPlan } from "../src/store/api/headers";
 import { blobDigest } from "../src/store/blobs";
 import { pgLeases, sqliteLeases, type LeaseKey, type LeaseStore } from "../src/store/leases";
 import { pgStore } from "../src/store/pg";
@@ -95,6 +96,29 @@ describe.each(["sqlite", "postgres"] as const)("Store on %s", (dialect) => {
     const out = await store.recordOutbound({ sessionId: "ev", text: "hi", effectId: "fx-1", atMs: 30 });
     expect(out).toMatchObject({ direction: "out", source: "session:ev", payload: { text: "hi" }, effectId: "fx-1", receivedAtMs: 30 });
     expect(await store.getEvent(999_999)).toBeUndefined();
+  });
+
+  test("a wake takes a session's inputs once: concurrent takes split them, a deferred input taken meanwhile wakes nothing", async (ctx) => {
+    const { store } = subject(ctx);
+    const s = "take";
+    const ids: number[] = [];
+    for (let i = 0; i < 5; i++) ids.push((await store.recordInput({ sessionId: s, source: "operator", receivedAtMs: 100 + i, payload: { text: `t${i}` }, attention: null })).id);
+    await store.recordInput({ sessionId: "take-other", source: "operator", receivedAtMs: 1, payload: { text: "elsewhere" }, attention: null });
+    // Taken at once, from two callers: every input goes to exactly one of them, oldest first, marked consumed.
+    const [one, two] = await Promise.all([store.takePendingInputs(s, 200), store.takePendingInputs(s, 201)]);
+    expect([...one!, ...two!].map((e) => e.id).sort((x, y) => x - y)).toEqual(ids);
+    for (const taken of [one!, two!]) expect(taken.map((e) => e.id)).toEqual([...taken.map((e) => e.id)].sort((x, y) => x - y));
+    expect(one!.every((e) => e.consumedAtMs === 200) && two!.every((e) => e.consumedAtMs === 201)).toBe(true);
+    expect(await store.takePendingInputs(s, 202)).toEqual([]);
+    expect((await store.pendingInputs("take-other")).map((e) => e.payload)).toEqual([{ text: "elsewhere" }]);
+    // A deferred input's wake: null (nothing woken) once the input was taken; it wakes the waits while it is not.
+    await store.createWait({ id: "tw1", sessionId: s, executionId: "e", reason: "r", seconds: null, nowMs: 300 });
+    expect(await store.wakeForInput(s, ids[0]!, `deferred:event:${ids[0]}`, 301)).toBeNull();
+    expect(await store.wakeForInput(s, 999_999, "deferred:event:999999", 301)).toBeNull();
+    expect((await store.getWait("tw1"))?.state).toBe("waiting");
+    const later = await store.recordInput({ sessionId: s, source: "peer:p", receivedAtMs: 400, payload: { text: "later" }, attention: { effective: { action: "defer", due_at_ms: 500 } } });
+    const woken = await store.wakeForInput(s, later.id, `deferred:event:${later.id}`, 500);
+    expect(woken?.map((w) => [w.id, w.state, w.wokenBy, w.wokenAtMs])).toEqual([["tw1", "woken", `deferred:event:${later.id}`, 500]]);
   });
 
   test("executions, host requests and kernel resets: open, close, find the running ones, number the requests", async (ctx) => {
@@ -266,6 +290,30 @@ describe.each(["sqlite", "postgres"] as const)("Store on %s", (dialect) => {
     expect((await store.currentSources({ kind: "session", session_id: "wo" })).map((x) => x.candidate_id)).toEqual(["c2"]);
     expect(await store.adoptedScopes()).toEqual([{ kind: "global" }, { kind: "session", session_id: "wo" }]);
     expect(await store.adoptionMark()).toBeGreaterThan(a1.id);
+  });
+
+  test("header observation: the plan reads the chain with the adopted sources; observations at once append once; a current header writes nothing", async (ctx) => {
+    const { store } = subject(ctx);
+    const s = "obs";
+    await store.insertCandidate({ id: "c-obs", sessionId: s, executionId: "e", requestId: "q-obs", target: "style", text: "terse", digest: "do", stagedAtMs: 1, scopeKind: "session", scopeSessionId: s });
+    await store.insertAdoption({ operationId: "op-obs", candidateId: "c-obs", target: "style", scopeKind: "session", scopeSessionId: s, sessionId: s, executionId: "e", requestId: "q-obs2", step: 1, reply: {}, adoptedAtMs: 2 });
+    const global = await store.currentSources({ kind: "global" });
+    const seen: Array<{ links: number; own: string[]; global: number }> = [];
+    // Pin when there is no header yet, from the adopted sources the plan is given.
+    const pinIfNone: HeaderPlan<number> = (chain, adopted) => {
+      seen.push({ links: chain.length, own: adopted.own.map((x) => x.text), global: adopted.global.length });
+      const text = adopted.own.map((x) => x.text).join("");
+      return { append: chain.length === 0 ? { type: "header_pin", digest: "pd", record: { text, digest: "pd" } } : null, result: chain.length };
+    };
+    const results = await Promise.all([1, 2, 3].map(() => store.observeHeader(s, pinIfNone, 10)));
+    // One pin landed; the observations that came second read it (under the write, where they had read none before).
+    expect(await store.headerChain(s)).toEqual([{ text: "terse", digest: "pd" }]);
+    expect(results.filter((r) => r === 0)).toHaveLength(1);
+    expect(seen.every((x) => x.own.join() === "terse" && x.global === global.length)).toBe(true);
+    const asked = seen.length;
+    expect(await store.observeHeader(s, pinIfNone, 11)).toBe(1);
+    expect(seen.length).toBe(asked + 1);
+    expect((await store.headerRows(s)).map((r) => [r.type, r.digest])).toEqual([["header_pin", "pd"]]);
   });
 
   test("peers and peer requests: open, ask, answer once, cancel pending ones at stop, counted per peer", async (ctx) => {

@@ -26,21 +26,22 @@ export interface SkillAccess {
 
 /** A session's instruction header (runtime/instructions.ts). */
 export interface InstructionAccess {
-  current(sessionId: string): unknown;
+  current(sessionId: string): Promise<unknown>;
   /**
    * Observe a session's instruction sources now (a change is a header revision attributed to
-   * `actor`); returns the session's header digest after it, or null when it has no header yet.
+   * `actor`), in the caller's SQLite transaction `db`; returns the session's header digest after
+   * it, or null when it has no header yet (orientation.adopt's one transaction, until it is a Store method).
    */
-  observe(sessionId: string, actor: SessionActor): string | null;
+  observeIn(db: HostDb, sessionId: string, actor: SessionActor): string | null;
 }
 
 /** Inputs, waits and their timers (runtime/wakes.ts). */
 export interface WakeAccess {
   scheduleWaitDeadline(waitId: string, deadlineMs: number): void;
   /** The session's unconsumed inputs, framed for the model, now consumed by a wake. */
-  takePendingInputs(sessionId: string): string[];
+  takePendingInputs(sessionId: string): Promise<string[]>;
   /** Tell subscribers an input arrived and announce the waits it woke (the tail every input's path shares). */
-  announceInput(event: EventRow, woken: WaitRow[]): void;
+  announceInput(event: EventRow, woken: WaitRow[]): Promise<void>;
 }
 
 /** Sessions opened and closed (runtime/sessions.ts). */
@@ -64,7 +65,7 @@ export interface StatusAccess {
 
 /** frontier.select (C12) for a session's live execution (runtime/frontiers.ts). */
 export interface FrontierAccess {
-  select(sessionId: string, executionId: string): unknown;
+  select(sessionId: string, executionId: string): Promise<unknown>;
 }
 
 /** What request handlers may use of the host: the basics, and one small view per service. */

@@ -149,7 +149,7 @@ export async function orientationAdopt(ctx: RequestContext, params: { candidate_
         adoptedAtMs: host.now(),
       });
       markAdopted(db, candidateId);
-      const headerDigest = host.instructions.observe(live.sessionId, { origin: "session", execution_id: live.id, step });
+      const headerDigest = host.instructions.observeIn(db, live.sessionId, { origin: "session", execution_id: live.id, step });
       const reply: AdoptReply = { candidate_id: candidateId, target: candidate.target, digest: candidate.digest, scope, status: "adopted", header_digest: headerDigest };
       setAdoptionReply(db, row.id, reply);
       return reply;

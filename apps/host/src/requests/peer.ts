@@ -135,7 +135,7 @@ export async function peerSend(ctx: RequestContext, params: { peer_id: string; r
     },
     { behavior: "immediate" },
   );
-  if (outcome.admitted) host.wakes.announceInput(outcome.admitted.event, outcome.admitted.woken);
+  if (outcome.admitted) await host.wakes.announceInput(outcome.admitted.event, outcome.admitted.woken);
   return sendReply(outcome.row);
 }
 
@@ -187,7 +187,7 @@ export async function peerSubmitResult(ctx: RequestContext, params: { request_id
     },
     { behavior: "immediate" },
   );
-  host.wakes.announceInput(admitted.event, admitted.woken);
+  await host.wakes.announceInput(admitted.event, admitted.woken);
   host.peerSignals.settle(row.id);
   return { request_id: row.requestId, status: "answered" };
 }
@@ -218,7 +218,7 @@ export async function peerCancel(ctx: RequestContext, params: { request_id: stri
     },
     { behavior: "immediate" },
   );
-  if (admitted) host.wakes.announceInput(admitted.event, admitted.woken);
+  if (admitted) await host.wakes.announceInput(admitted.event, admitted.woken);
   host.peerSignals.settle(row.id);
   return { request_id: row.requestId, status: "cancelled" };
 }

@@ -19,7 +19,8 @@ export async function runtimeWait(ctx: RequestContext, params: { seconds: number
   });
   live.yielded = true;
   if (row.state === "woken") {
-    host.notify({ type: "wake", session_id: live.sessionId, wait_id: row.id, woken_by: "pending_input", at_ms: now, inputs: host.wakes.takePendingInputs(live.sessionId) });
+    const inputs = await host.wakes.takePendingInputs(live.sessionId);
+    host.notify({ type: "wake", session_id: live.sessionId, wait_id: row.id, woken_by: "pending_input", at_ms: now, inputs });
   } else if (row.deadlineMs !== null) {
     host.wakes.scheduleWaitDeadline(row.id, row.deadlineMs);
   }

@@ -38,9 +38,9 @@ export interface CellsDeps {
   /** C16: where a running cell's output goes (to watching clients only); null when live output is off. */
   liveOutput: Pick<LiveOutputHub, "forExecution"> | null;
   /** C20: where a running cell's displays are stored and published from. */
-  displays: Pick<DisplayRecorder, "forExecution" | "dropped">;
+  displays: Pick<DisplayRecorder, "forExecution" | "output" | "settled" | "dropped">;
   /** Bring a session's header up to date with changes made outside it (before each of its requests). */
-  observeInstructions(sessionId: string): void;
+  observeInstructions(sessionId: string): Promise<void>;
   /** What request handlers see (built once every service exists). */
   services(): HostServices;
 }
@@ -100,8 +100,9 @@ export class Cells {
       if (worker.state === "dead" && !this.deps.life.stopping && !workbenches.closed(sessionId)) {
         // The cell's record is closed already: a failed restart must not lose its report. The next
         // cell finds the worker dead and tries again.
-        await workbenches.restart(bench, limitReason(row.failure) ?? `after_${row.status}`).catch((error: Error) =>
-          store.recordIncident("workbench.restart_failed", { session_id: sessionId, after: live.id, error: error.message }, this.deps.now()),
+        // A session this host lost (C21) is refused its restart: it writes nothing more here, no incident either.
+        await workbenches.restart(bench, limitReason(row.failure) ?? `after_${row.status}`).catch((error: Error & { code?: string }) =>
+          error.code === "SESSION_NOT_HELD" ? undefined : store.recordIncident("workbench.restart_failed", { session_id: sessionId, after: live.id, error: error.message }, this.deps.now()),
         );
       }
       return report(row);
@@ -118,7 +119,7 @@ export class Cells {
   private async runCell(bench: Workbench, live: LiveExecution, code: string): Promise<CellCompletion> {
     const startedAt = Date.now();
     try {
-      return await bench.run(live, code, (req, ctx) => this.serveRequest(bench, req, ctx), this.outputOf(live), this.displaysOf(live));
+      return await bench.run(live, code, (req, ctx) => this.serveRequest(bench, req, ctx), this.outputOf(live), this.displaysOf(live), () => this.deps.displays.settled(live));
     } catch (error) {
       return refusedCompletion(live.id, startedAt, error as Error & { code?: string });
     } finally {
@@ -126,9 +127,10 @@ export class Cells {
     }
   }
 
-  /** The cell's live output listener: each message to the clients watching it, nothing kept. */
+  /** The cell's live output listener: each message to the clients watching it, nothing kept, in order with its displays. */
   private outputOf(live: LiveExecution): OutputListener | undefined {
-    return this.deps.liveOutput?.forExecution(live);
+    const listener = this.deps.liveOutput?.forExecution(live);
+    return listener && this.deps.displays.output(live, listener);
   }
 
   /** The cell's display listener (C20): each display stored, then to the clients watching it. */
@@ -196,7 +198,7 @@ export class Cells {
       const live = bench.inScope(ctx.executionId);
       if (!live) throw new ReplyError("scope_expired", `execution ${ctx.executionId} is not the live foreground cell of this generation`);
       try {
-        this.deps.observeInstructions(live.sessionId);
+        await this.deps.observeInstructions(live.sessionId);
       } catch (error) {
         // A header that cannot be observed must not cost the cell its request; the incident says why.
         await store.recordIncident("header.observe_failed", { session_id: live.sessionId, error: String(error) }, this.deps.now());

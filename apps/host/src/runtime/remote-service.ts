@@ -75,7 +75,7 @@ export interface RemoteDeps {
   /** C16: remote cells stream like local ones, under the execution that called them; null when off. */
   liveOutput?: Pick<LiveOutputHub, "forExecution"> | null;
   /** C20: remote cells' displays are the calling execution's (stored and listed under it); absent: remote workers send none. */
-  displays?: Pick<DisplayRecorder, "forExecution" | "addDropped">;
+  displays?: Pick<DisplayRecorder, "forExecution" | "output" | "addDropped">;
 }
 
 /** The longest cell source the wire accepts (spec "Transport and bounds"). */
@@ -284,7 +284,9 @@ export class RemoteNamespaces implements RemoteService {
 
   /** A remote cell's live output and displays, under the local cell that called it (one seq for both). */
   #outputOf(op: LiveOperation): { onOutput?: OutputListener; onDisplay?: DisplayListener } {
-    const onOutput = this.#deps.liveOutput?.forExecution(op.caller);
+    const listener = this.#deps.liveOutput?.forExecution(op.caller);
+    // In order with the caller's displays (a display still being stored holds the output after it).
+    const onOutput = listener && this.#deps.displays ? this.#deps.displays.output(op.caller, listener) : listener;
     const onDisplay = this.#deps.displays?.forExecution(op.caller);
     return { ...(onOutput ? { onOutput } : {}), ...(onDisplay ? { onDisplay } : {}) };
   }

@@ -46,22 +46,7 @@ export function leasingOf(host: LeasingHost, options: { leaseMs?: number; log?: 
       host.turns?.kick(sessionId);
     },
   });
-  guardRestarts(host.workbenches, leasing);
   return leasing;
-}
-
-/**
- * A session this host lost starts no new workbench generation here: the cell the loss killed
- * would otherwise restart its workbench on the way out (cells.ts, `after_<status>`), writing a
- * kernel.reset the fence never sees and leaving a worker no lease covers. The next claim of the
- * session on this host starts one as usual (test/hosts-sigstop.test.ts).
- */
-function guardRestarts(workbenches: Workbenches, leasing: HostLeasing): void {
-  const restart = workbenches.restart.bind(workbenches);
-  workbenches.restart = async (bench, reason) => {
-    if (leasing.lost(bench.sessionId)) return;
-    return restart(bench, reason);
-  };
 }
 
 /**
@@ -106,6 +91,6 @@ export function storeWithLeases<S extends Store>(store: S, host: { readonly leas
 export async function startWithLeases(host: LeasingHost & { readonly leasing: HostLeasing | null }): Promise<boolean> {
   await host.leasing?.start();
   const whole = !host.leasing || !(await host.leasing.othersAlive());
-  host.wakes.restore(whole ? recoverAfterCrash(host.db, host.now()).openWaits : openWaits(host.db));
+  await host.wakes.restore(whole ? recoverAfterCrash(host.db, host.now()).openWaits : openWaits(host.db));
   return whole;
 }

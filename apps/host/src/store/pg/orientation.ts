@@ -17,6 +17,21 @@ export async function stagedOn(q: Q, sessionId: string): Promise<CandidateRow[]>
   return rows.sort((a, b) => a.stagedAtMs - b.stagedAtMs || (a.id < b.id ? -1 : 1));
 }
 
+/** The sources adopted for exactly `scope`, per target the newest adoption, by target (store/orientation.ts), on `q`. */
+export async function currentSourcesOn(q: Q, scope: Scope): Promise<CurrentSource[]> {
+  const rows = await q
+    .select({ adoption: orientationAdoptions, text: orientationCandidates.text, digest: orientationCandidates.digest })
+    .from(orientationAdoptions)
+    .innerJoin(orientationCandidates, eq(orientationCandidates.id, orientationAdoptions.candidateId))
+    .where(inScope(orientationAdoptions, scope))
+    .orderBy(asc(orientationAdoptions.id));
+  const byTarget = new Map<string, CurrentSource>();
+  for (const { adoption: a, text, digest } of rows) {
+    byTarget.set(a.target, { target: a.target, candidate_id: a.candidateId, digest, text, adopted_at_ms: a.adoptedAtMs, execution_id: a.executionId, operation_id: a.operationId });
+  }
+  return [...byTarget.values()].sort((a, b) => (a.target < b.target ? -1 : a.target > b.target ? 1 : 0));
+}
+
 /** OrientationStore over PostgreSQL (candidates and adoptions are global or scoped: written under no one lease, as in SQLite). */
 export function pgOrientation(c: PgContext): OrientationStore {
   return {
@@ -26,20 +41,7 @@ export function pgOrientation(c: PgContext): OrientationStore {
     findAdoption: (operationId) => c.read(async (db) => first<AdoptionRow>(await db.select().from(orientationAdoptions).where(eq(orientationAdoptions.operationId, operationId)))),
     insertAdoption: (row) => c.writeHost(async (tx) => first<AdoptionRow>(await tx.insert(orientationAdoptions).values(row).returning())!),
     setAdoptionReply: (id, reply) => c.writeHost(async (tx) => void (await tx.update(orientationAdoptions).set({ reply }).where(eq(orientationAdoptions.id, id)))),
-    currentSources: (scope) =>
-      c.read(async (db) => {
-        const rows = await db
-          .select({ adoption: orientationAdoptions, text: orientationCandidates.text, digest: orientationCandidates.digest })
-          .from(orientationAdoptions)
-          .innerJoin(orientationCandidates, eq(orientationCandidates.id, orientationAdoptions.candidateId))
-          .where(inScope(orientationAdoptions, scope))
-          .orderBy(asc(orientationAdoptions.id));
-        const byTarget = new Map<string, CurrentSource>();
-        for (const { adoption: a, text, digest } of rows) {
-          byTarget.set(a.target, { target: a.target, candidate_id: a.candidateId, digest, text, adopted_at_ms: a.adoptedAtMs, execution_id: a.executionId, operation_id: a.operationId });
-        }
-        return [...byTarget.values()].sort((a, b) => (a.target < b.target ? -1 : a.target > b.target ? 1 : 0));
-      }),
+    currentSources: (scope) => c.read((db) => currentSourcesOn(db, scope)),
     stagedCandidates: (sessionId) => c.read((db) => stagedOn(db, sessionId)),
     adoptedScopes: () =>
       c.read(async (db) => {

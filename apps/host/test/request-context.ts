@@ -4,6 +4,7 @@ import Database from "better-sqlite3";
 import { migrateHostDb, type HostDb } from "../src/db/open";
 import type { HookOutcome, HostServices, LiveExecution, Notification, RequestContext } from "../src/requests/context";
 import { startExecution } from "../src/store/executions";
+import { sqliteStore } from "../src/store/sqlite";
 
 /** A handler's world without a worker: a migrated in-memory log, a fixed clock, recorded notifications. */
 export interface TestWorld {
@@ -54,6 +55,7 @@ export function testWorld(opts: { host?: TestServices; live?: Partial<LiveExecut
     workspace,
     dataDir,
     db,
+    store: sqliteStore(db, sqlite),
     now: () => now,
     newId: (prefix) => `${prefix}-${++ids}`,
     notify: (n) => void notes.push(n),

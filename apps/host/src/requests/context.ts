@@ -1,5 +1,6 @@
 import type { SessionActor } from "@klbr/header";
 import type { HostDb } from "../db/open";
+import type { Store } from "../store/api";
 import type { HookOutcome, LiveExecution } from "../runtime/live-execution";
 import type { PeerSignals } from "../runtime/peer-signals";
 import type { RemoteService } from "../runtime/remote-service";
@@ -73,6 +74,8 @@ export interface HostServices {
   readonly workspace: string;
   readonly dataDir: string;
   readonly db: HostDb;
+  /** The log, through the one async Store (C21): every handler's reads and writes. */
+  readonly store: Store;
   /** The sandbox workspace.run commands share with the workers (an empty prefix when none). */
   readonly sandbox: { commandPrefix(cwd?: string): string[]; describe(): SandboxView };
   /** The C17 limits mechanism every process the host starts gets (undefined: no limit set). */

@@ -1,4 +1,4 @@
-import { createWait, type WaitReply } from "../store/waits";
+import type { WaitReply } from "../store/waits";
 import type { RequestContext } from "./context";
 
 /**
@@ -9,7 +9,7 @@ import type { RequestContext } from "./context";
 export async function runtimeWait(ctx: RequestContext, params: { seconds: number | null; reason: string }): Promise<WaitReply> {
   const { host, live } = ctx;
   const now = host.now();
-  const { row, reply } = createWait(host.db, {
+  const { row, reply } = await host.store.createWait({
     id: host.newId("wait"),
     sessionId: live.sessionId,
     executionId: live.id,

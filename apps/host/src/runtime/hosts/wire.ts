@@ -2,8 +2,6 @@ import type { HostDb } from "../../db/open";
 import type Database from "better-sqlite3";
 import type { SessionFence, Store } from "../../store/api";
 import { sqliteLeases } from "../../store/leases";
-import { recoverAfterCrash } from "../../store/recovery";
-import { openWaits } from "../../store/waits";
 import type { TurnHost } from "../session";
 import type { Turns } from "../turns";
 import type { Wakes } from "../wakes";
@@ -19,6 +17,7 @@ export interface LeasingHost {
   readonly sqlite: Database.Database;
   readonly dataDir: string;
   readonly layout: { controlSocket: string };
+  readonly store: Pick<Store, "recoverAfterCrash" | "openWaits">;
   readonly workbenches: Workbenches;
   readonly wakes: Wakes;
   readonly turns: Turns | null;
@@ -91,6 +90,6 @@ export function storeWithLeases<S extends Store>(store: S, host: { readonly leas
 export async function startWithLeases(host: LeasingHost & { readonly leasing: HostLeasing | null }): Promise<boolean> {
   await host.leasing?.start();
   const whole = !host.leasing || !(await host.leasing.othersAlive());
-  await host.wakes.restore(whole ? recoverAfterCrash(host.db, host.now()).openWaits : openWaits(host.db));
+  await host.wakes.restore(whole ? (await host.store.recoverAfterCrash(host.now())).openWaits : await host.store.openWaits());
   return whole;
 }

@@ -378,6 +378,52 @@ describe.each(["sqlite", "postgres"] as const)("Store on %s", (dialect) => {
     expect((await store.peersOpenedBy("op-s")).map((p) => p.id)).toEqual(["p1"]);
   });
 
+  test("peer exchanges: open under the cap, a send admitted and woken once, answered once, declined by the peer, stopped with its pending requests", async (ctx) => {
+    const { store } = subject(ctx);
+    const counts: number[] = [];
+    const peer = await store.openPeer({ id: "px", sessionId: "px-s", openerSessionId: "px-o", openerExecutionId: "e", mode: "independent", evidence: [], openedAtMs: 1 }, (n) => void counts.push(n));
+    expect(peer).toMatchObject({ id: "px", status: "open" });
+    await expect(store.openPeer({ id: "px2", sessionId: "px2-s", openerSessionId: "px-o", openerExecutionId: "e", mode: "independent", evidence: [], openedAtMs: 1 }, () => { throw new Error("cap"); })).rejects.toThrow("cap");
+    expect(await store.getPeer("px2")).toBeUndefined();
+    await store.createWait({ id: "w-px", sessionId: "px-s", executionId: "e-peer", reason: "r", seconds: null, nowMs: 1 });
+    const input = (text: string) => ({ payload: { text }, attention: { forced: true } });
+    const send = (requestId: string) =>
+      store.sendPeerRequest(
+        { requestId, peerId: "px", fromSessionId: "px-o", content: "q?", evidence: [], sentByExecutionId: "e", sentAtMs: 2 },
+        { repeat: () => undefined, peer: (p) => expect(p?.id).toBe("px"), input: () => input("q?") },
+      );
+    // Two sends of one identity at once: one request, one input, the wait woken once.
+    const [a, b] = await Promise.all([send("r1"), send("r1")]);
+    expect(a.row.id).toBe(b.row.id);
+    const admitted = [a, b].flatMap((x) => (x.admitted ? [x.admitted] : []));
+    expect(admitted).toHaveLength(1);
+    expect(admitted[0]!.event).toMatchObject({ sessionId: "px-s", source: "peer", payload: { text: "q?" }, attention: { forced: true } });
+    expect(admitted[0]!.woken.map((w) => [w.id, w.wokenBy])).toEqual([["w-px", `event:${admitted[0]!.event.id}`]]);
+    expect(a.row).toMatchObject({ toSessionId: "px-s", eventId: admitted[0]!.event.id, status: "pending" });
+    const answered = await store.answerPeerRequest({ toSessionId: "px-s", requestId: "r1", result: { ok: 1 }, executionId: "e-peer", atMs: 3 }, { check: (r) => expect(r?.status).toBe("pending"), input: (r) => input(`answer to ${r.requestId}`) });
+    expect(answered.row).toMatchObject({ status: "answered", result: { ok: 1 }, resultEventId: answered.admitted.event.id });
+    expect(answered.admitted.event).toMatchObject({ sessionId: "px-o", payload: { text: "answer to r1" } });
+    await expect(store.answerPeerRequest({ toSessionId: "px-s", requestId: "r1", result: {}, executionId: "e-peer", atMs: 4 }, { check: (r) => { if (r?.status !== "pending") throw new Error("answered"); }, input: () => input("x") })).rejects.toThrow("answered");
+    // Declined by the peer: the opener is told; cancelled again: answered as it is.
+    await send("r2");
+    const rules = { check: (r: { status: string } | undefined) => r!.status !== "cancelled", scope: () => undefined, input: () => input("cancelled") };
+    const declined = await store.cancelPeerRequest({ sessionId: "px-s", requestId: "r2", executionId: "e-peer", atMs: 5 }, rules);
+    expect(declined.row).toMatchObject({ status: "cancelled", cancelledBy: "peer" });
+    expect(declined.admitted?.event).toMatchObject({ sessionId: "px-o", payload: { text: "cancelled" } });
+    expect((await store.cancelPeerRequest({ sessionId: "px-s", requestId: "r2", executionId: "e-peer", atMs: 6 }, rules)).admitted).toBeNull();
+    // Withdrawn by the opener: nothing for anyone.
+    await send("r3");
+    const withdrawn = await store.cancelPeerRequest({ sessionId: "px-o", requestId: "r3", executionId: "e", atMs: 7 }, rules);
+    expect([withdrawn.row.cancelledBy, withdrawn.admitted]).toEqual(["opener", null]);
+    await send("r4");
+    await expect(store.stopPeer("px", { drain: true, executionId: "e", atMs: 8 }, () => { throw new Error("scope"); })).rejects.toThrow("scope");
+    expect((await store.getPeer("px"))!.status).toBe("open");
+    expect((await store.stopPeer("px", { drain: true, executionId: "e", atMs: 8 }, () => undefined)).map((r) => r.requestId)).toEqual(["r4"]);
+    expect((await store.getPeer("px"))!.status).toBe("stopping");
+    expect(await store.stopPeer("px", { drain: false, executionId: "e", atMs: 9 }, () => undefined)).toEqual([]);
+    expect(await store.getPeer("px")).toMatchObject({ status: "stopped", stoppedBy: "hard" });
+  });
+
   test("remote namespaces: one open per session and target, generations and operations closed once, recovered after a crash", async (ctx) => {
     const { store } = subject(ctx);
     await store.insertNamespace({ id: "ns1", sessionId: "rm", target: "box", openedByExecutionId: "e", openedAtMs: 1 });

@@ -1,27 +1,12 @@
 // A model request as the model read it (C23): the messages rebuilt from the log alone, the same
 // pure assembly runtime/reassemble.ts checks digests with, so what the page shows is what was sent.
-import { assembleMessages, type FrontierRef, type Message, type TranscriptRecord } from "@klbr/driver";
+import { assembleMessages, type FrontierRef, type TranscriptRecord } from "@klbr/driver";
 import type { HeaderRevision } from "@klbr/header";
 import type Database from "better-sqlite3";
 import { loadTranscript } from "./transcript";
+import type { RequestView } from "./view-shapes";
 
-/** What one request carried: its header pin, the frontier it restarted from, its messages and the header revisions it observed. */
-export interface RequestView {
-  id: string;
-  session_id: string;
-  turn_id: string;
-  route: string;
-  api: string;
-  /** The pin the request ran under: its digest and why it was pinned (its text is the system message). */
-  header: { record_id: number; digest: string; reason: string | null; pinned_at_ms: number | null };
-  frontier: { id: string; covers_through: number } | null;
-  /** The transcript records it included: after the frontier (or from the start) through this seq. */
-  through_seq: number;
-  /** In the driver's neutral form: system, user, assistant (text and tool calls), tool (results). */
-  messages: Message[];
-  /** The header revisions observed within the request (C5), each as its message shows it. */
-  observations: Array<{ digest: string; change: unknown; sources: unknown; actor: unknown; observed_at_ms: number }>;
-}
+export type { RequestView } from "./view-shapes";
 
 /** The request's messages as the model read them, or null when there is no such request. */
 export function requestView(sqlite: Database.Database, requestId: string): RequestView | null {

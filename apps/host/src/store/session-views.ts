@@ -3,114 +3,14 @@
 // connection; every query is bounded by a page size or aggregates in SQLite, so a session of
 // 10,000 records costs about what one of 100 does.
 import type Database from "better-sqlite3";
-import type { DisplayRef } from "./displays";
-import { costOf, type UsageCounts, type UsageCost, type UsagePrices } from "@klbr/usage";
+import { costOf, type UsageCounts, type UsagePrices } from "@klbr/usage";
 import { UsageLedger, type RouteSums } from "./usage-ledger";
+import type { CellView, DisplayView, FrontierView, Page, RequestSummary, SessionSummary, UsageTotals } from "./view-shapes";
+
+export type { CellView, DisplayView, FrontierView, Page, RequestSummary, SessionSummary, UsageTotals } from "./view-shapes";
 
 /** The prices of each route by name (routes.json, C23); a route with none has no cost. */
 export type PriceBook = ReadonlyMap<string, UsagePrices>;
-
-/** Token totals of a set of requests, and their cost where every route involved is priced. */
-export interface UsageTotals {
-  requests: number;
-  prompt_tokens: number;
-  completion_tokens: number;
-  cached_prompt_tokens: number;
-  cache_write_tokens: number;
-  /** Requests whose usage the route did not report (their tokens are unknown, not zero). */
-  requests_without_usage: number;
-  /** USD at the routes' prices; null when no request could be priced. */
-  cost_usd: number | null;
-  /** Per route: the cost and its formula (null cost: that route has no price, or its usage was not reported). */
-  cost_by_route: Array<{ route: string; requests: number; cost: UsageCost | null }>;
-}
-
-/** One row of the sessions page. */
-export interface SessionSummary extends UsageTotals {
-  session_id: string;
-  /** The generation of the session's newest cell or kernel reset (null before its first). */
-  generation: string | null;
-  /** The host holding the session's lease (C21), null when none does. */
-  holder_host: string | null;
-  /** Epoch ms of the newest record of the session. */
-  last_activity_ms: number | null;
-  cells: number;
-  running_cells: number;
-}
-
-/** A model request as the session page lists it (its messages are fetched on their own). */
-export interface RequestSummary {
-  id: string;
-  turn_id: string;
-  route: string;
-  model: string;
-  response_model: string | null;
-  status: string;
-  error: unknown;
-  retries: number;
-  body_bytes: number;
-  shared_prefix_bytes: number;
-  header_record_id: number;
-  frontier_id: string | null;
-  through_seq: number;
-  started_at_ms: number;
-  ended_at_ms: number | null;
-  usage: UsageCounts | null;
-  /** cached_prompt_tokens / prompt tokens (the whole prompt, plain input and cache reads and writes), when both are known. */
-  cache_share: number | null;
-  cost: UsageCost | null;
-  /** The reply as received: text and tool calls. */
-  reply: { text: string; calls: Array<{ id: string; name: string; arguments: string }>; stop: string | null } | null;
-  /** The cells the reply's calls ran (execution ids), in order. */
-  cells: string[];
-}
-
-/** A cell as the session page shows it. */
-export interface CellView {
-  id: string;
-  session_id: string;
-  generation: string;
-  code: string;
-  status: string;
-  output: Array<{ stream: string; text: string }>;
-  truncated_bytes: number | null;
-  error: string | null;
-  ended_by: string | null;
-  started_at_ms: number;
-  ended_at_ms: number | null;
-  cpu_ms: number | null;
-  peak_rss_bytes: number | null;
-  /** The model request whose reply called it; null for a cell run by `klbr exec` or a surface. */
-  request_id: string | null;
-  /** Who ran it (C20's `origin`: exec, model, mcp, web, ...); null on rows older than the column. */
-  origin: string | null;
-  /** Its rich displays in order (C20 DisplayRefs: text, images by digest). */
-  displays: DisplayView[];
-  displays_dropped: number | null;
-}
-
-/** A stored display as the page shows it (C20). */
-export type DisplayView = DisplayRef;
-
-/** A fold's frontier (C12). */
-export interface FrontierView {
-  id: string;
-  covers_through: number;
-  reason: string;
-  block: string;
-  execution_id: string | null;
-  created_at_ms: number;
-  installed_at_ms: number | null;
-}
-
-/** One page of a list, newest page last: `page` counts from 1. */
-export interface Page<T> {
-  items: T[];
-  page: number;
-  pages: number;
-  total: number;
-  page_size: number;
-}
 
 /** Totals of one session's (or a group's) rows by route; cost is linear, so pricing the sums prices each request. */
 export function totalsOf(rows: RouteSums[], prices: PriceBook): UsageTotals {

@@ -12,6 +12,7 @@ import { loadAssets, pageShell, webAssetsDir } from "./assets";
 import { cookieName, cookieOf, headerToken, newToken, sameToken, setCookie } from "./auth";
 import { DaemonLink, sessionStates } from "./daemon";
 import { streamSession } from "./live";
+import type { PageData, SessionData, SessionsData } from "./page-data";
 
 /** Where and how to serve. */
 export interface WebOptions {
@@ -83,7 +84,7 @@ export async function startWebServer(options: WebOptions): Promise<WebServer> {
   const link = new DaemonLink(options.controlSocket);
   let port = 0;
 
-  const sessionData = async (id: string, url: URL) => {
+  const sessionData = async (id: string, url: URL): Promise<SessionData | null> => {
     const summary = await views.sessionSummary(id, prices());
     if (!summary) return null;
     const state = (await sessionStates(link))?.get(id) ?? null;
@@ -96,7 +97,7 @@ export async function startWebServer(options: WebOptions): Promise<WebServer> {
       prices: Object.fromEntries(prices()),
     };
   };
-  const sessionsData = async () => {
+  const sessionsData = async (): Promise<SessionsData> => {
     const states = await sessionStates(link);
     const sessions = (await views.listSessions(prices())).map((s) => ({ ...s, state: states?.get(s.session_id)?.state ?? null }));
     return { sessions, daemon: states !== null, prices: Object.fromEntries(prices()) };
@@ -223,7 +224,7 @@ function json(res: ServerResponse, value: unknown, status = 200): void {
   res.end(JSON.stringify(value));
 }
 
-function html(res: ServerResponse, title: string, data: unknown): void {
+function html(res: ServerResponse, title: string, data: PageData): void {
   res.writeHead(200, { ...SECURITY_HEADERS, "content-type": "text/html; charset=utf-8" });
   res.end(pageShell(title, data));
 }

@@ -13,6 +13,7 @@ import { pgIncidents } from "./incidents";
 import { pgKernel } from "./kernel";
 import { pgModelRequests } from "./model-requests";
 import { pgOrientation } from "./orientation";
+import { pgPeerExchange } from "./peer-exchange";
 import { pgPeerRequests } from "./peer-requests";
 import { pgPeers } from "./peers";
 import { pgRecovery } from "./recovery";
@@ -56,6 +57,7 @@ export function pgStore(pg: PgHost, fence: SessionFence = NO_FENCE, policy?: Rec
     pgKernel(c),
     pgModelRequests(c),
     pgOrientation(c),
+    pgPeerExchange(c),
     pgPeerRequests(c),
     pgPeers(c),
     pgRecovery(c),

@@ -105,7 +105,8 @@ describe("klbr mcp over stdio, the TS SDK client", () => {
     const resultAt = Date.now();
     // (The server holds the result back a moment after its last notification, so the SDK client,
     // which drops a call's progress handler as soon as it reads the response, gets every one.)
-    expect(notes.map((n) => n.message)).toEqual(["first\n", "second\n"]);
+    // (How the worker cuts output into messages is its pacing's, C16: a print's pieces may come apart.)
+    expect(notes.map((n) => n.message).join("")).toBe("first\nsecond\n");
     // The first print was seen while the cell still slept, well before the result.
     expect(resultAt - notes[0]!.at).toBeGreaterThanOrEqual(500);
     expect(textOf(result)).toContain("first\nsecond\n");
@@ -197,7 +198,7 @@ describe("two stdio clients at once", () => {
     const bResult = await bCall;
     expect(bResult.isError).toBe(false);
     expect(textOf(bResult)).toContain("b 0\nb 1\nb 2\nb 3\n");
-    expect(bNotes).toEqual(["b 0\n", "b 1\n", "b 2\n", "b 3\n"]);
+    expect(bNotes.join("")).toBe("b 0\nb 1\nb 2\nb 3\n");
     expect(aNotes).toEqual([]);
   }, 60_000);
 

@@ -42,6 +42,7 @@ export interface PgStore extends Store {
  */
 export function pgStore(pg: PgHost, fence: SessionFence = NO_FENCE, policy?: ReconnectPolicy): PgStore {
   const c = pgContext(pg.db, pg.pool, fence, policy);
+  const transcript = pgTranscript(c);
   return Object.assign(
     {},
     pgAgenda(c),
@@ -64,9 +65,9 @@ export function pgStore(pg: PgHost, fence: SessionFence = NO_FENCE, policy?: Rec
     pgRequests(c),
     pgTelemetry(c),
     pgTranscribe(c),
-    pgTranscript(c),
+    transcript,
     pgTurn(c),
-    pgViews(),
+    pgViews(c, transcript),
     pgWaits(c),
     pgWorkItems(c),
     { dialect: "postgres" as const, pg, close: () => pg.close() },

@@ -54,7 +54,6 @@ export function testWorld(opts: { host?: TestServices; live?: Partial<LiveExecut
   const host = ({
     workspace,
     dataDir,
-    db,
     store: sqliteStore(db, sqlite),
     now: () => now,
     newId: (prefix) => `${prefix}-${++ids}`,
@@ -70,7 +69,7 @@ export function testWorld(opts: { host?: TestServices; live?: Partial<LiveExecut
       ...opts.host?.hooks,
     },
     skills: { index: () => ({ revision: null, ids: [], refused: [] }), load: () => undefined, ...opts.host?.skills },
-    instructions: { current: async () => ({ text: "" }), observeIn: () => null, ...opts.host?.instructions },
+    instructions: { current: async () => ({ text: "" }), observation: () => ({ plan: () => ({ append: null, result: null }), atMs: T0 }), ...opts.host?.instructions },
     status: { inspect: (sessionId) => ({ session_id: sessionId }), ...opts.host?.status },
     wakes: {
       scheduleWaitDeadline: (waitId, deadlineMs) => void deadlines.push({ waitId, deadlineMs }),

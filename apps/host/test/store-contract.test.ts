@@ -353,6 +353,42 @@ describe.each(["sqlite", "postgres"] as const)("Store on %s", (dialect) => {
     expect((await store.headerRows(s)).map((r) => [r.type, r.digest])).toEqual([["header_pin", "pd"]]);
   });
 
+  test("orientation: a staging repeated or refused, an adoption recorded with its session's header revision in one write, answered again by its operation id", async (ctx) => {
+    const { store } = subject(ctx);
+    const s = "ad";
+    const cand = { id: "c-ad", sessionId: s, executionId: "e", requestId: "q", target: "tone", text: "calm", digest: "dc", stagedAtMs: 1, scopeKind: "session" as const, scopeSessionId: s };
+    expect(await store.stageCandidate(cand, () => undefined)).toMatchObject({ created: true, row: { id: "c-ad", status: "staged" } });
+    expect(await store.stageCandidate({ ...cand, text: "other" }, (existing) => expect(existing.text).toBe("calm"))).toMatchObject({ created: false, row: { text: "calm" } });
+    await expect(store.stageCandidate({ ...cand, id: "c-ad2" }, () => undefined).then(() => store.stageCandidate({ ...cand, id: "c-ad2" }, () => { throw new Error("conflict"); }))).rejects.toThrow("conflict");
+    await store.appendHeaderRecord({ sessionId: s, type: "header_pin", digest: "p0", record: { text: "", digest: "p0" }, atMs: 1 });
+    const seen: Array<{ links: number; own: string[] }> = [];
+    const rules = {
+      repeat: (done: { candidateId: string }) => expect(done.candidateId).toBe("c-ad"),
+      candidate: (c: { id: string } | undefined) => {
+        if (!c) throw new Error("none");
+      },
+      // The plan sees the chain and the sources with this adoption in them; it appends a revision.
+      header: (chain: unknown[], adopted: { own: Array<{ text: string }> }) => {
+        seen.push({ links: chain.length, own: adopted.own.map((x) => x.text) });
+        return { append: { type: "header_revision" as const, digest: "r1", record: { digest: "r1" } }, result: "r1" };
+      },
+      reply: (c: { target: string }, digest: string | null) => ({ target: c.target, header_digest: digest }),
+    };
+    const adoption = { operationId: "op-ad", candidateId: "c-ad", sessionId: s, executionId: "e", requestId: "q2", step: 2, adoptedAtMs: 3 };
+    expect(await store.adoptCandidate(adoption, rules, 4)).toEqual({ target: "tone", header_digest: "r1" });
+    expect(seen).toEqual([{ links: 1, own: ["calm"] }]);
+    expect((await store.getCandidate("c-ad"))!.status).toBe("adopted");
+    expect(await store.findAdoption("op-ad")).toMatchObject({ step: 2, target: "tone", scopeKind: "session", scopeSessionId: s, reply: { target: "tone", header_digest: "r1" } });
+    expect((await store.headerRows(s)).map((r) => [r.type, r.digest])).toEqual([["header_pin", "p0"], ["header_revision", "r1"]]);
+    // Again by its operation id: the recorded reply, nothing observed or written again.
+    expect(await store.adoptCandidate(adoption, rules, 5)).toEqual({ target: "tone", header_digest: "r1" });
+    expect(seen).toHaveLength(1);
+    // A refusal writes nothing.
+    await expect(store.adoptCandidate({ ...adoption, operationId: "op-none", candidateId: "none" }, rules, 6)).rejects.toThrow("none");
+    expect(await store.findAdoption("op-none")).toBeUndefined();
+    expect(await store.headerRows(s)).toHaveLength(2);
+  });
+
   test("peers and peer requests: open, ask, answer once, cancel pending ones at stop, counted per peer", async (ctx) => {
     const { store } = subject(ctx);
     await store.insertPeer({ id: "p1", sessionId: "peer-s", openerSessionId: "op-s", openerExecutionId: "e", mode: "m", evidence: [], openedAtMs: 1 });

@@ -1,6 +1,6 @@
 import type { SessionActor } from "@klbr/header";
-import type { HostDb } from "../db/open";
 import type { Store } from "../store/api";
+import type { HeaderPlan } from "../store/api/headers";
 import type { HookOutcome, LiveExecution } from "../runtime/live-execution";
 import type { PeerSignals } from "../runtime/peer-signals";
 import type { RemoteService } from "../runtime/remote-service";
@@ -29,11 +29,11 @@ export interface SkillAccess {
 export interface InstructionAccess {
   current(sessionId: string): Promise<unknown>;
   /**
-   * Observe a session's instruction sources now (a change is a header revision attributed to
-   * `actor`), in the caller's SQLite transaction `db`; returns the session's header digest after
-   * it, or null when it has no header yet (orientation.adopt's one transaction, until it is a Store method).
+   * An observation of a session's instruction sources (a change is a header revision attributed to
+   * `actor`) as a plan for the store transaction that runs it; its result is the session's header
+   * digest after it, or null when it has no header yet (orientation.adopt's one transaction).
    */
-  observeIn(db: HostDb, sessionId: string, actor: SessionActor): string | null;
+  observation(sessionId: string, actor: SessionActor): { plan: HeaderPlan<string | null>; atMs: number };
 }
 
 /** Inputs, waits and their timers (runtime/wakes.ts). */
@@ -73,7 +73,6 @@ export interface FrontierAccess {
 export interface HostServices {
   readonly workspace: string;
   readonly dataDir: string;
-  readonly db: HostDb;
   /** The log, through the one async Store (C21): every handler's reads and writes. */
   readonly store: Store;
   /** The sandbox workspace.run commands share with the workers (an empty prefix when none). */

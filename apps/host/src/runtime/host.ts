@@ -253,7 +253,6 @@ export class Host {
     return {
       workspace: this.workspace,
       dataDir: this.dataDir,
-      db: this.db,
       store: this.store,
       sandbox: this.sandbox,
       get limitsMechanism() {

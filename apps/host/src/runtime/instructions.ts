@@ -1,9 +1,6 @@
 import { joinSources, observe, pinAtStart, resolve, sha256Hex, type Actor, type SourceInput } from "@klbr/header";
-import type { HostDb } from "../db/open";
 import type { Store } from "../store/api";
-import type { AdoptedRows, HeaderPlan } from "../store/api/headers";
-import { appendHeaderRecord, headerChain } from "../store/headers";
-import { currentSources } from "../store/orientation";
+import type { HeaderPlan } from "../store/api/headers";
 import type { InstructionSource } from "./contract";
 import { adoptedSources } from "./orientation-sources";
 
@@ -45,16 +42,13 @@ export class InstructionHeaders {
   }
 
   /**
-   * The same, synchronously in the caller's SQLite transaction: orientation.adopt records the
-   * adoption and the adopting session's revision in one transaction on the handle
-   * (requests/orientation.ts). It goes once that adoption is one Store method.
+   * The same observation as a plan for a store transaction that records something with it:
+   * orientation.adopt records the adoption and the adopting session's revision in one transaction
+   * (OrientationStore.adoptCandidate), the plan reading the sources with the adoption in them.
    */
-  observeIn(db: HostDb, sessionId: string, actor: Actor): string | null {
+  observation(sessionId: string, actor: Actor): { plan: HeaderPlan<string | null>; atMs: number } {
     const at = this.now();
-    const adopted: AdoptedRows = { global: currentSources(db, { kind: "global" }), own: currentSources(db, { kind: "session", session_id: sessionId }) };
-    const { append, result } = this.plan(sessionId, actor, at)(headerChain(db, sessionId), adopted);
-    if (append !== null) appendHeaderRecord(db, { sessionId, ...append, atMs: at });
-    return result;
+    return { plan: this.plan(sessionId, actor, at), atMs: at };
   }
 
   /** What an observation appends to `chain` under the session's composer as it is now (pure, see HeaderPlan). */

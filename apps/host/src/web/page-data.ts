@@ -2,7 +2,7 @@
 // builds these and the browser code (apps/web/src/types.ts) reads them from this file, so the two
 // cannot drift. No runtime code and type imports only, from files that are themselves types only.
 import type { UsagePrices } from "@klbr/usage";
-import type { CellView, FrontierView, Page, RequestSummary, SessionSummary } from "../store/view-shapes";
+import type { CellView, FrontierView, Page, RequestSummary, SessionSummary } from "../control/view-shapes";
 
 /** The routes' prices by route name (routes.json, C23); a route with none is absent. */
 export type Prices = Record<string, UsagePrices>;

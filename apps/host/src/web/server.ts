@@ -7,6 +7,7 @@ import type { AddressInfo } from "node:net";
 import type { UsagePrices } from "@klbr/usage";
 import { isIdentifier } from "@klbr/envelope";
 import { openLogViews, type PriceBook } from "../control/log-views";
+import type { SessionViewsStore } from "../store/api";
 import { readRoutes } from "../runtime/routes-file";
 import { loadAssets, pageShell, webAssetsDir } from "./assets";
 import { cookieName, cookieOf, headerToken, newToken, sameToken, setCookie } from "./auth";
@@ -16,8 +17,10 @@ import type { PageData, SessionData, SessionsData } from "./page-data";
 
 /** Where and how to serve. */
 export interface WebOptions {
-  /** The host's SQLite log, opened read-only. */
-  database: string;
+  /** The log's views: the Store of the host beside it or of `klbr web` (PostgreSQL or SQLite), never closed here. */
+  views?: SessionViewsStore;
+  /** Else a SQLite log, opened read-only here (and closed with the server). */
+  database?: string;
   /** routes.json, for the prices (read again when it changes). */
   routesFile: string;
   /** The daemon's control socket: states, live output, interrupt. */
@@ -79,7 +82,9 @@ const pageNumber = (v: string | null): number | undefined => (v !== null && /^\d
 export async function startWebServer(options: WebOptions): Promise<WebServer> {
   const token = options.token ?? (process.env.KLBR_WEB_TOKEN || newToken());
   const assets = loadAssets(options.assetsDir ?? webAssetsDir());
-  const views = openLogViews(options.database);
+  if (!options.views && options.database === undefined) throw new Error("startWebServer needs the log's views or a SQLite file");
+  const owned = options.views ? null : openLogViews(options.database!);
+  const views: SessionViewsStore = options.views ?? owned!;
   const prices = priceBook(options.routesFile);
   const link = new DaemonLink(options.controlSocket);
   let port = 0;
@@ -195,7 +200,7 @@ export async function startWebServer(options: WebOptions): Promise<WebServer> {
       server.listen(options.port ?? 0, options.host ?? "127.0.0.1", () => resolve());
     });
   } catch (error) {
-    await views.close();
+    await owned?.close();
     throw error;
   }
   port = (server.address() as AddressInfo).port;
@@ -209,7 +214,7 @@ export async function startWebServer(options: WebOptions): Promise<WebServer> {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await link.close();
-      await views.close();
+      await owned?.close();
     },
   };
 }

@@ -475,6 +475,17 @@ describe.each(["sqlite", "postgres"] as const)("Store on %s", (dialect) => {
     expect(await store.closeNamespace("ns1", "closed", 8)).toBe(true);
     expect(await store.closeNamespace("ns1", "closed", 9)).toBe(false);
     expect((await store.openNamespaces()).map((n) => n.id)).not.toContain("ns1");
+    // A first generation with its namespace, a later one alone, and a close of both in one write.
+    const gen = (g: string, at: number) => ({ namespaceId: "ns2", generation: g, target: "box", remotePid: 7, localPid: 8, runtimeDigest: "rd", runtimeCopied: false, python: "3.11", startedAtMs: at });
+    expect(await store.recordGeneration({ id: "ns2", sessionId: "rm", target: "box", openedByExecutionId: "e", openedAtMs: 10 }, gen("g-1", 10))).toMatchObject({ generation: "g-1" });
+    expect((await store.openNamespace("rm", "box"))?.id).toBe("ns2");
+    await store.recordGeneration(null, gen("g-2", 11));
+    expect((await store.latestGeneration("ns2"))?.generation).toBe("g-2");
+    await expect(store.recordGeneration({ id: "ns2", sessionId: "rm", target: "box", openedByExecutionId: "e", openedAtMs: 12 }, gen("g-3", 12))).rejects.toThrow();
+    expect((await store.latestGeneration("ns2"))?.generation).toBe("g-2");
+    await store.closeWithGeneration("ns2", "g-2", "ex-close", 13);
+    expect(await store.latestGeneration("ns2")).toMatchObject({ generation: "g-2", endReason: "closed", endedAtMs: 13 });
+    expect(await store.getNamespace("ns2")).toMatchObject({ status: "closed", closedBy: "ex-close", closedAtMs: 13 });
   });
 
   test("fencing: with the lease's key a session's writes land; after another host takes the lease they fail with LEASE_LOST and write nothing", async (ctx) => {

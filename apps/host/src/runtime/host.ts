@@ -127,7 +127,7 @@ export class Host {
     this.skills = new SkillsService({ builtinDir: options.builtinSkillsDir ?? process.env.KLBR_SKILLS_DIR ?? join(this.workspace, "skills"), managedDir: this.layout.managedSkills });
     this.headers = new InstructionHeaders(this.store, now);
     const requestLog = (this.requestLog = new RequestLog(this.store, now));
-    this.remote = new RemoteNamespaces({ db, dataDir: this.dataDir, pythonDir, now, newId, liveOutput, displays, ...this.launch.graces(), limits: this.limitSettings.limits });
+    this.remote = new RemoteNamespaces({ store: this.store, dataDir: this.dataDir, pythonDir, now, newId, liveOutput, displays, ...this.launch.graces(), limits: this.limitSettings.limits });
     this.workbenches = new Workbenches({ store: this.store, now, notify, life, launch: this.launch, skills: this.skills, headers: this.headers, onHostReply: (event) => void requestLog.replied(event), mayStart: (sessionId) => !this.leasing?.lost(sessionId), spares: options.spares ?? 0, ...(options.bytecodeCache !== undefined ? { bytecodeDir: options.bytecodeCache || null } : {}), ...(options.startConcurrency !== undefined ? { startConcurrency: options.startConcurrency } : {}) });
     this.culler = options.idleTimeoutMs === undefined ? null : hostIdleCuller(this, options.idleTimeoutMs);
     this.wakes = new Wakes({ store: this.store, now, notify, life, hooks: this.hooks, ...(options.leaseMs !== undefined ? { gate: (sessionId: string) => this.leasing!.claim(sessionId) } : {}) });
@@ -135,7 +135,7 @@ export class Host {
     this.sessions = new Sessions({ now, notify, life, workbenches: this.workbenches, skills: this.skills, headers: this.headers, turnOf });
     this.frontiers = new Frontiers({ store: this.store, now, newId });
     this.frontiers.addSection(peerRequestsSection());
-    this.views = new Status({ db, dataDir: this.dataDir, workspace: this.workspace, startedAtMs: this.startedAtMs, now, sandbox: this.sandbox, limits: () => this.limits, hooks: this.hooks, workbenches: this.workbenches, skills: this.skills, turns: () => this.turns, remote: this.remote, pool: () => workbenchPool(this.workbenches, this.culler, options.idleTimeoutMs), liveOutput: liveOutput !== null });
+    this.views = new Status({ store: this.store, dataDir: this.dataDir, workspace: this.workspace, startedAtMs: this.startedAtMs, now, sandbox: this.sandbox, limits: () => this.limits, hooks: this.hooks, workbenches: this.workbenches, skills: this.skills, turns: () => this.turns, remote: this.remote, pool: () => workbenchPool(this.workbenches, this.culler, options.idleTimeoutMs), liveOutput: liveOutput !== null });
     this.services = this.requestServices();
     const observeInstructions = async (sessionId: string) => void (await this.headers.observeOutside(sessionId));
     this.leasing = leasingOf(this, options);
@@ -231,13 +231,13 @@ export class Host {
   }
 
   /** `klbr status` (see Status.status). */
-  status(): unknown {
-    return { ...(this.views.status() as Record<string, unknown>), telemetry: this.telemetry?.status() ?? null };
+  async status(): Promise<unknown> {
+    return { ...((await this.views.status()) as Record<string, unknown>), telemetry: this.telemetry?.status() ?? null };
   }
 
   /** `klbr status` over the control socket: with leases, also the hosts sharing the database and the sessions each holds (C21). */
   async statusReply(): Promise<unknown> {
-    return { ...(this.status() as Record<string, unknown>), ...(await this.leasing?.status()) };
+    return { ...((await this.status()) as Record<string, unknown>), ...(await this.leasing?.status()) };
   }
 
   /** Subscribe to notifications; returns the unsubscribe function. */

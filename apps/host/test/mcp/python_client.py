@@ -10,8 +10,10 @@ import base64
 import contextlib
 import json
 import os
+import shutil
 import signal
 import sys
+import tempfile
 import time
 
 import anyio
@@ -116,18 +118,27 @@ async def main() -> None:
         failed = await session.call_tool("python", {"code": "1 / 0"})
         seen["failed"] = {"text": text_of(failed), "is_error": failed.is_error}
 
+        # The cell waits until this script saw its first print (the marker, created by the progress
+        # callback): "second" says the notification arrived while the cell still ran, no clock needed.
         progress: list = []
-        started = time.monotonic()
+        marker = os.path.join(tempfile.mkdtemp(prefix="klbr-mcp-py-"), "progress-seen")
 
         async def on_progress(value, total, message):
-            progress.append({"progress": value, "message": message, "at": time.monotonic() - started})
+            progress.append({"progress": value, "message": message})
+            if "first" in "".join(p["message"] or "" for p in progress):
+                open(marker, "w").close()
 
-        printed = await session.call_tool(
-            "python",
-            {"code": "import time\nprint('first', flush=True)\ntime.sleep(0.5)\nprint('second', flush=True)"},
-            progress_callback=on_progress,
-        )
-        seen["progress"] = {"notes": progress, "result_at": time.monotonic() - started, "text": text_of(printed)}
+        code = "\n".join([
+            "import os, time",
+            "print('first', flush=True)",
+            "for _ in range(2400):",
+            f"    if os.path.exists({marker!r}): break",
+            "    time.sleep(0.05)",
+            f"print('second' if os.path.exists({marker!r}) else 'no progress while the cell ran', flush=True)",
+        ])
+        printed = await session.call_tool("python", {"code": code}, progress_callback=on_progress)
+        seen["progress"] = {"notes": progress, "text": text_of(printed)}
+        shutil.rmtree(os.path.dirname(marker), ignore_errors=True)
 
         errors = {}
         for name, tool, args in [

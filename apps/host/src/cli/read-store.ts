@@ -5,6 +5,7 @@ import { databaseChoice, type DatabaseChoice } from "../db/database-url";
 import { HostError } from "../errors";
 import { dataLayout } from "../paths";
 import type { Store } from "../store/api";
+import type { LogViewStore } from "../store/api/log-view";
 import type { CommonOptions } from "./command";
 import { dataDirOf } from "./target";
 
@@ -29,11 +30,25 @@ export interface ReadStore {
  * HOST_NOT_RUNNING), else the SQLite file, read-only (HOST_NOT_RUNNING when it does not exist).
  */
 export async function openReadStore(opts: CommonOptions & DatabaseOptions): Promise<ReadStore> {
+  const { choice, file } = chosen(opts);
+  return readStoreOf(choice, file);
+}
+
+/** As openReadStore, for `klbr log`: on SQLite only the log views, so a quick command loads no more than it reads. */
+export async function openLogReader(opts: CommonOptions & DatabaseOptions): Promise<LogViewStore & { close(): Promise<void> }> {
+  const { choice, file } = chosen(opts);
+  if (choice.kind === "postgres") return (await readStoreOf(choice, file)).store;
+  const { readOnlySqliteLog } = await import("../store/sqlite/read-only-log");
+  return readOnlySqliteLog(file);
+}
+
+/** The database the options name, and the SQLite file (checked to exist when it is the choice). */
+function chosen(opts: CommonOptions & DatabaseOptions): { choice: DatabaseChoice; file: string } {
   const choice = databaseChoice(opts.database);
   if (choice.kind === "postgres" && opts.sqliteFile !== undefined) throw new HostError("CLI_USAGE", "--sqlite-file and --database name two logs: give one");
   const file = opts.sqliteFile ?? dataLayout(dataDirOf(opts)).database;
   if (choice.kind === "sqlite" && !existsSync(file)) throw new HostError("HOST_NOT_RUNNING", `no klbr database at ${file}; run \`klbr init\` first`);
-  return readStoreOf(choice, file);
+  return { choice, file };
 }
 
 /** A reader of `choice` (SQLite: the log at `file`, read-only), beside the host that writes it or without one. */

@@ -449,6 +449,23 @@ describe("Cells.interrupt", () => {
     finish.resolve();
     expect(await cell).toMatchObject({ status: "interrupted", ended_by: "before_start", generation: "g-2" });
   });
+  it("a cell interrupted while its execution row is being written (a store that answers later) never runs", async () => {
+    const ran: string[] = [];
+    nextScript = async (code) => (ran.push(code), ok());
+    const c = cells();
+    const store = (c as unknown as { deps: { store: { startExecution: (...a: unknown[]) => Promise<void> } } }).deps.store;
+    const write = store.startExecution.bind(store);
+    const writing = deferred();
+    const finish = deferred();
+    store.startExecution = async (...a: unknown[]) => (writing.resolve(), await finish.promise, write(...a));
+    const cell = c.execute("print('never')", "s", { executionId: "gap" });
+    await writing.promise;
+    expect(await c.interrupt({ executionId: "gap" })).toEqual({ execution_id: "gap", rung: "before_start" });
+    finish.resolve();
+    expect(await cell).toMatchObject({ id: "gap", status: "interrupted", ended_by: "before_start", generation: "g-1" });
+    expect(ran).toEqual([]);
+    expect(getExecution(db, "gap")).toMatchObject({ code: "print('never')", status: "interrupted" });
+  });
 });
 
 describe("Cells host requests", () => {

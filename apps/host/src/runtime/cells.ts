@@ -91,9 +91,12 @@ export class Cells {
       const live: LiveExecution = { id: opts.executionId ?? this.deps.newId("ex"), sessionId, generation: worker.generation, yielded: false, ended: false, hooksPin: null };
       // A restart may have run meanwhile: an interrupt that came during it still keeps the cell from running.
       if (queuedId !== null && this.queued.get(queuedId) === "cancelled") return await this.closeUnrun(queuedId, sessionId, live.generation, code, opts.origin);
+      await store.startExecution({ id: live.id, sessionId, generation: live.generation, code, startedAtMs: this.deps.now(), origin: opts.origin ?? "exec" });
+      // The store may answer later than at once (PostgreSQL): an interrupt that came while the row
+      // was written finds the cell still queued, and it is closed without running.
+      if (queuedId !== null && this.queued.get(queuedId) === "cancelled") return await this.finishUnrun(queuedId, sessionId);
       // From here the cell is the live one (bench.run sets it before any await): the ladder reaches it.
       if (queuedId !== null) this.queued.delete(queuedId);
-      await store.startExecution({ id: live.id, sessionId, generation: live.generation, code, startedAtMs: this.deps.now(), origin: opts.origin ?? "exec" });
       const completion = await this.runCell(bench, live, code);
       const row = await recordCompletion(store, live, completion, this.deps.now(), this.deps.displays.dropped(live, (completion as { displays_dropped?: number }).displays_dropped));
       this.deps.notify({ type: "execution", session_id: sessionId, execution_id: live.id, status: row.status, at_ms: this.deps.now() });
@@ -164,10 +167,14 @@ export class Cells {
 
   /** A queued cell interrupted before its turn: recorded as interrupted, its code never sent. */
   private async closeUnrun(id: string, sessionId: string, generation: string, code: string, origin: string | undefined): Promise<ExecutionReport> {
-    const { store } = this.deps;
+    await this.deps.store.startExecution({ id, sessionId, generation, code, startedAtMs: this.deps.now(), origin: origin ?? "exec" });
+    return this.finishUnrun(id, sessionId);
+  }
+
+  /** The record of a cell interrupted before its code was sent, opened already: closed as interrupted. */
+  private async finishUnrun(id: string, sessionId: string): Promise<ExecutionReport> {
     const now = this.deps.now();
-    await store.startExecution({ id, sessionId, generation, code, startedAtMs: now, origin: origin ?? "exec" });
-    const row = (await store.finishExecution(sessionId, id, { status: "interrupted", endedBy: "before_start", error: "interrupted while queued; the cell never ran", endedAtMs: now, displaysDropped: 0 }))!;
+    const row = (await this.deps.store.finishExecution(sessionId, id, { status: "interrupted", endedBy: "before_start", error: "interrupted while queued; the cell never ran", endedAtMs: now, displaysDropped: 0 }))!;
     this.deps.notify({ type: "execution", session_id: sessionId, execution_id: id, status: row.status, at_ms: now });
     return report(row);
   }

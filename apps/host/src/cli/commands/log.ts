@@ -7,7 +7,7 @@ import { displayLines } from "../render-displays";
 import { optionsOf, run, sessionOption, type CommonOptions } from "../command";
 import { executionFilter, parseSince, requestFolder } from "../log-filters";
 import { followLive } from "../log-live";
-import { databaseOptions, openReadStore, type DatabaseOptions } from "../read-store";
+import { databaseOptions, openLogReader, type DatabaseOptions } from "../read-store";
 import type { LogViewStore } from "../../store/api/log-view";
 
 /** A model request in one line: route, the model that answered when the reply named another, outcome, bytes shared with the previous body, and the usage as the route reported it. */
@@ -64,7 +64,7 @@ export async function logCommand(
     throw new HostError("CLI_USAGE", `-n/--limit needs a non-negative integer, got ${JSON.stringify(opts.limit)}`);
   }
   const limit = opts.limit !== undefined ? Number(opts.limit) : undefined;
-  const { store } = await openReadStore(opts);
+  const store = await openLogReader(opts);
   try {
     await printLog(store, opts, { fold, byExecution, since, kinds, session, limit });
   } finally {

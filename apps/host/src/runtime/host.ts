@@ -116,14 +116,14 @@ export class Host {
       throw error;
     }
     this.startedAtMs = this.now();
-    const { db, sqlite, life } = this;
+    const { sqlite, life } = this;
     const now = () => this.now();
     const notify = (n: Notification) => this.notifier.notify(n);
     const { interruptGraceMs, sigintGraceMs } = options;
     const liveOutput = (this.liveOutput = options.liveOutput === false ? null : new LiveOutputHub());
     this.launch = new WorkerLaunch({ python, pythonDir, workspace: this.workspace, sandbox: this.sandbox, passEnv, interruptGraceMs, sigintGraceMs, liveOutput: liveOutput !== null, display: options.display !== false });
     const displays = new DisplayRecorder({ store: this.store, now, publish: liveOutput ? (event) => liveOutput.publishDisplay(event) : null });
-    this.hooks = new HooksService({ db, sqlite, store: this.store, now, notify, life, launch: this.launch, releasesDir: this.layout.releases, defaultSource: join(pythonDir, "klbr_hooks") });
+    this.hooks = new HooksService({ sqlite, store: this.store, now, notify, life, launch: this.launch, releasesDir: this.layout.releases, defaultSource: join(pythonDir, "klbr_hooks") });
     this.skills = new SkillsService({ builtinDir: options.builtinSkillsDir ?? process.env.KLBR_SKILLS_DIR ?? join(this.workspace, "skills"), managedDir: this.layout.managedSkills });
     this.headers = new InstructionHeaders(this.store, now);
     const requestLog = (this.requestLog = new RequestLog(this.store, now));

@@ -488,6 +488,25 @@ describe.each(["sqlite", "postgres"] as const)("Store on %s", (dialect) => {
     expect(await store.getNamespace("ns2")).toMatchObject({ status: "closed", closedBy: "ex-close", closedAtMs: 13 });
   });
 
+  test("a session taken over: its running cells failed host_lost, their unanswered requests and its running model requests closed, one incident; other sessions untouched", async (ctx) => {
+    const { store } = subject(ctx);
+    const s = "taken";
+    await store.startExecution({ id: "ex-taken", sessionId: s, generation: "g-1", code: "x", startedAtMs: 1 });
+    await store.startExecution({ id: "ex-other", sessionId: "not-taken", generation: "g-1", code: "x", startedAtMs: 1 });
+    const asked = await store.recordRequest(s, { executionId: "ex-taken", requestId: "rq", method: "runtime.inspect", request: {}, requestedAtMs: 2 });
+    const pin = await store.appendHeaderRecord({ sessionId: s, type: "header_pin", digest: "p", record: { text: "", digest: "p" }, atMs: 1 });
+    await store.startModelRequest(request(s, "mr-taken", pin));
+    const previous = { hostId: "gone-host", epoch: 4 };
+    expect(await store.recoverSession(s, previous, "host_failover", 50)).toEqual({ lost: ["ex-taken"], requests: ["mr-taken"], unanswered: [asked] });
+    expect(await store.getExecution("ex-taken")).toMatchObject({ status: "failed", error: "host_lost", endedBy: "host_lost", endedAtMs: 50, failure: { reason: "host_lost", host_id: "gone-host", epoch: 4 } });
+    expect((await store.getExecution("ex-other"))!.status).toBe("running");
+    expect((await store.hostRequestsOf("ex-taken"))[0]).toMatchObject({ reply: { kind: "error", code: "host_lost", sent: false }, repliedAtMs: 50 });
+    expect(await store.modelRequestById("mr-taken")).toMatchObject({ status: "error", error: { code: "host_failover" }, endedAtMs: 50 });
+    // Nothing left: a restart's takeover says nothing, a failover's still says it happened.
+    expect(await store.recoverSession(s, previous, "host_restart", 51)).toEqual({ lost: [], requests: [], unanswered: [] });
+    expect(await store.recoverSession(s, previous, "host_failover", 52)).toEqual({ lost: [], requests: [], unanswered: [] });
+  });
+
   test("fencing: with the lease's key a session's writes land; after another host takes the lease they fail with LEASE_LOST and write nothing", async (ctx) => {
     const { store, leases, fence } = subject(ctx);
     expect(store.dialect).toBe(dialect);

@@ -17,7 +17,7 @@ export interface LeasingHost {
   readonly sqlite: Database.Database;
   readonly dataDir: string;
   readonly layout: { controlSocket: string };
-  readonly store: Pick<Store, "recoverAfterCrash" | "openWaits">;
+  readonly store: Pick<Store, "recoverAfterCrash" | "openWaits" | "recoverSession">;
   readonly workbenches: Workbenches;
   readonly wakes: Wakes;
   readonly turns: Turns | null;
@@ -32,7 +32,7 @@ export function leasingOf(host: LeasingHost, options: { leaseMs?: number; log?: 
   if (options.leaseMs === undefined) return null;
   const leasing = new HostLeasing({
     store: sqliteLeases(host.db, host.sqlite),
-    db: host.db,
+    records: host.store,
     hostId: hostIdOf(host.dataDir),
     address: host.layout.controlSocket,
     leaseMs: options.leaseMs,

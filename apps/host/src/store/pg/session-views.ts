@@ -77,8 +77,11 @@ export function pgSessionViews(c: PgContext, transcript: Pick<TranscriptStore, "
       return { session_id: r.id, generation, holder_host: r.holder, last_activity_ms: at, cells: r.cells, running_cells: r.running, ...totalsOf(bySession.get(r.id) ?? [], prices) };
     });
   };
-  const cellRequest = async (executionId: string): Promise<string | null> =>
-    (await c.read((db) => c.rows<{ request_id: string | null }>(db, "SELECT request_id FROM transcript_records WHERE kind = 'cell' AND ref = $1 ORDER BY seq LIMIT 1", [executionId])))[0]?.request_id ?? null;
+  // The model request whose reply called each cell (its transcript cell record's), one statement for a page.
+  const cellRequests = async (executionIds: string[]): Promise<Map<string, string | null>> => {
+    const rows = await c.read((db) => c.rows<{ ref: string; request_id: string | null }>(db, "SELECT DISTINCT ON (ref) ref, request_id FROM transcript_records WHERE kind = 'cell' AND ref = ANY($1::text[]) ORDER BY ref, seq", [executionIds]));
+    return new Map(rows.map((r) => [r.ref, r.request_id]));
+  };
   const count = async (text: string, sessionId: string): Promise<number> => (await c.read((db) => c.rows<{ n: number }>(db, text, [sessionId])))[0]!.n;
 
   return {
@@ -116,12 +119,13 @@ export function pgSessionViews(c: PgContext, transcript: Pick<TranscriptStore, "
       const rows = (await c.read((db) =>
         db.select(sqliteShaped(executions)).from(executions).where(eq(executions.sessionId, sessionId)).orderBy(asc(executions.startedAtMs), asc(executions.id)).limit(size).offset(offset),
       )) as Array<Record<string, unknown>>;
-      const items = await Promise.all(rows.map(async (r) => cellOf(r, await cellRequest(r.id as string))));
+      const requests = rows.length === 0 ? new Map<string, string | null>() : await cellRequests(rows.map((r) => r.id as string));
+      const items = rows.map((r) => cellOf(r, requests.get(r.id as string) ?? null));
       return { items, page, pages, total, page_size: size };
     },
     cellView: async (executionId) => {
       const [r] = (await c.read((db) => db.select(sqliteShaped(executions)).from(executions).where(eq(executions.id, executionId)))) as Array<Record<string, unknown>>;
-      return r ? cellOf(r, await cellRequest(executionId)) : null;
+      return r ? cellOf(r, (await cellRequests([executionId])).get(executionId) ?? null) : null;
     },
     frontierList: async (sessionId) =>
       ((await c.read((db) => db.select(sqliteShaped(frontiers)).from(frontiers).where(eq(frontiers.sessionId, sessionId)).orderBy(asc(frontiers.createdAtMs), asc(frontiers.id)))) as Array<Record<string, unknown>>).map(

@@ -22,7 +22,8 @@ export type HostErrorCode =
   | "SANDBOX_UNAVAILABLE"
   | "DISPLAY_NOT_FOUND"
   | "DISPLAY_DIGEST_AMBIGUOUS"
-  | "DISPLAY_WRITE_FAILED";
+  | "DISPLAY_WRITE_FAILED"
+  | "RELEASE_NOT_FOUND";
 
 /** A host or CLI failure with a stable code; the message names the offending value. */
 export class HostError extends Error {

@@ -5,7 +5,9 @@ import { is } from "drizzle-orm";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { testDatabase } from "../../../test-support/postgres";
 import { migratePostgres, openPostgres, PG_MIGRATIONS, pgMigrationsFolder, type PgHost } from "../src/db/pg-open";
-import * as pgSchema from "../src/db/pg-schema";
+import { ACTIVATION_MIGRATIONS_TABLE, openActivationStore } from "@klbr/activation";
+import * as pgSchemaHost from "../src/db/pg-schema";
+import * as pgSchemaActivation from "../src/db/pg-schema-activation";
 import { HOST_MIGRATIONS_TABLE, migrateHostDb, openSqlite } from "../src/db/open";
 
 let db: Awaited<ReturnType<typeof testDatabase>>;
@@ -15,6 +17,9 @@ beforeAll(async () => {
 afterAll(async () => {
   await db?.stop();
 });
+
+// The host's PostgreSQL migrations create the epoch store's tables too (pg-schema-activation.ts).
+const pgSchema = { ...pgSchemaHost, ...pgSchemaActivation };
 
 const journal = () => (JSON.parse(readFileSync(join(pgMigrationsFolder(), "meta", "_journal.json"), "utf8")) as { entries: Array<{ when: number }> }).entries;
 
@@ -67,12 +72,14 @@ test("both dialects, migrated from nothing, hold the same tables and columns (a 
   try {
     await migratePostgres(host.pool);
     migrateHostDb(sqlite);
+    // A host's SQLite file: the host's migrations and the activation package's (the epoch store).
+    openActivationStore(sqlite).migrate();
     const { rows } = await host.pool.query<{ table_name: string; column_name: string; data_type: string; is_nullable: string }>(
       "SELECT table_name, column_name, data_type, is_nullable FROM information_schema.columns WHERE table_schema = 'public' AND table_name <> $1",
       [PG_MIGRATIONS.table],
     );
     const inPg = new Map(rows.map((r) => [`${r.table_name}.${r.column_name}`, { type: r.data_type, notNull: r.is_nullable === "NO" }]));
-    const tables = (sqlite.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> ?").all(HOST_MIGRATIONS_TABLE) as Array<{ name: string }>).map((t) => t.name);
+    const tables = (sqlite.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT IN (?, ?)").all(HOST_MIGRATIONS_TABLE, ACTIVATION_MIGRATIONS_TABLE) as Array<{ name: string }>).map((t) => t.name);
     const inSqlite = new Map<string, { type: string; notNull: boolean }>();
     for (const table of tables) {
       for (const c of sqlite.prepare(`SELECT name, type, "notnull", pk FROM pragma_table_info(?)`).all(table) as Array<{ name: string; type: string; notnull: number; pk: number }>) {

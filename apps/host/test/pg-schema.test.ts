@@ -2,8 +2,15 @@ import { is } from "drizzle-orm";
 import { getTableConfig as pgConfig, PgTable } from "drizzle-orm/pg-core";
 import { getTableConfig as sqliteConfig, SQLiteTable } from "drizzle-orm/sqlite-core";
 import { expect, test } from "vitest";
-import * as pgSchema from "../src/db/pg-schema";
-import * as sqliteSchema from "../src/db/schema";
+import { activationHistory, activationState } from "@klbr/activation";
+import * as pgSchemaHost from "../src/db/pg-schema";
+import * as pgSchemaActivation from "../src/db/pg-schema-activation";
+import * as sqliteSchemaHost from "../src/db/schema";
+
+// The epoch store's tables: in SQLite the activation package's migrations create them, in
+// PostgreSQL the host's (pg-schema-activation.ts); compared here like every other table.
+const sqliteSchema = { ...sqliteSchemaHost, activationHistory, activationState };
+const pgSchema = { ...pgSchemaHost, ...pgSchemaActivation };
 
 /**
  * The SQLite and PostgreSQL schemas describe the same records (C21): same tables, columns,

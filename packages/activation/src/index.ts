@@ -28,7 +28,7 @@ export type { Release, Snapshot } from "./release.js";
 export { DEFAULT_BUSY_TIMEOUT_MS, openDatabase } from "./database.js";
 export { ACTIVATION_MIGRATIONS_TABLE, activationMigrationsFolder } from "./migrations.js";
 export { activationHistory, activationState } from "./schema.js";
-export { DEFAULT_HANDSHAKE_TIMEOUT_MS, openActivationStore } from "./store.js";
+export { DEFAULT_HANDSHAKE_TIMEOUT_MS, conflictError, openActivationStore, runHandshake } from "./store.js";
 export type {
   ActivateOptions,
   ActivateRequest,

@@ -91,7 +91,8 @@ export const DEFAULT_HANDSHAKE_TIMEOUT_MS = 10_000;
 
 const STATE_ID = 1;
 
-function conflictError(expected: number, actual: number): ActivationError {
+/** The ACTIVATION_EPOCH_CONFLICT a stale `expectedEpoch` gets (exported so other epoch stores word it the same). */
+export function conflictError(expected: number, actual: number): ActivationError {
   return new ActivationError(
     "ACTIVATION_EPOCH_CONFLICT",
     `expected epoch ${expected} but the active epoch is ${actual}; read current() and decide again`,
@@ -102,7 +103,12 @@ function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-async function runHandshake(release: Release, handshake: Handshake, timeoutMs: number): Promise<void> {
+/**
+ * Run the caller's handshake within `timeoutMs`: ACTIVATION_HANDSHAKE_TIMEOUT past it (the signal
+ * aborts), ACTIVATION_HANDSHAKE_FAILED when it throws. Exported so an epoch store over another
+ * database (the host's PostgreSQL one) refuses candidates exactly as this one does.
+ */
+export async function runHandshake(release: Release, handshake: Handshake, timeoutMs: number): Promise<void> {
   const controller = new AbortController();
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {

@@ -20,8 +20,12 @@ export interface ServeHost {
 
 /** Which log the hosts share. */
 export type LogKind = "sqlite" | "postgres";
-/** Every kind of log a many-hosts test runs against. */
-export const LOG_KINDS: LogKind[] = ["sqlite", "postgres"];
+/**
+ * Every kind of log a many-hosts test runs against. PostgreSQL joins when `klbr serve --database`
+ * runs (it stops with DATABASE_UNSUPPORTED until the behaviour side leaves SQLite: docs/multi-host.md);
+ * the group already starts hosts on a database of the run's cluster and reads it the same way.
+ */
+export const LOG_KINDS: LogKind[] = ["sqlite"];
 
 /** Several hosts on one log, and everything they spawned, reaped by close(). */
 export class HostGroup {
@@ -38,6 +42,8 @@ export class HostGroup {
     /** Run before each host starts, on its data directory (e.g. `klbr route add`). */
     private readonly prepare: (dataDir: string) => Promise<void> = async () => undefined,
     readonly kind: LogKind = "sqlite",
+    /** For postgres: this database (a cluster of the test's own, e.g. one it restarts) instead of a fresh one of the run's cluster. */
+    private readonly url?: string,
   ) {
     mkdirSync(this.workspace, { recursive: true });
   }
@@ -45,10 +51,11 @@ export class HostGroup {
   /** The serve options that name the shared log (a fresh database of the run's cluster for postgres). */
   private async logArgs(): Promise<string[]> {
     if (this.kind === "sqlite") return ["--sqlite-file", this.database];
+    if (!this.postgres && this.url) this.postgres = { url: this.url, stop: async () => {}, pool: readerPool(this.url) };
     if (!this.postgres) {
       const db = await testDatabase();
       if (db.skip !== null) throw new Error(db.skip);
-      this.postgres = { url: db.url, stop: db.stop, pool: new pg.Pool({ connectionString: db.url, max: 2 }) };
+      this.postgres = { url: db.url, stop: db.stop, pool: readerPool(db.url) };
     }
     return ["--database", this.postgres.url];
   }
@@ -143,6 +150,13 @@ export class HostGroup {
     }
     removeTree(this.root);
   }
+}
+
+/** The test's own reading connections; an idle one cut by a server restart is dropped, not thrown (the next query opens another). */
+function readerPool(url: string): pg.Pool {
+  const pool = new pg.Pool({ connectionString: url, max: 2 });
+  pool.on("error", () => undefined);
+  return pool;
 }
 
 /** Wait `ms`. */

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The Python MCP SDK (`mcp` from PyPI) for the klbr mcp tests (issue 40): its ClientSession drives
-# `klbr mcp` over stdio as a Python agent would. Cached across CI runs under ~/.cache/klbr-ci/mcp/:
+# `klbr mcp` over stdio and Streamable HTTP as a Python agent would. Cached across CI runs
+# under ~/.cache/klbr-ci/mcp/:
 #   venv-<version>-<python tag>/   a dedicated venv (the system python stays untouched)
 #   python.json   {python, version}: where the tests find it
 # Idempotent: with a warm cache it only checks the stamp and the import (a second or so).
@@ -29,7 +30,7 @@ os.replace(tmp, out)
 PYEOF
 }
 
-check() { "$VENV/bin/python" -c 'import mcp, mcp.client.stdio; from mcp import ClientSession' 2>/dev/null; }
+check() { "$VENV/bin/python" -c 'import mcp, mcp.client.stdio, mcp.client.streamable_http; from mcp import ClientSession' 2>/dev/null; }
 
 if [ -f "$STAMP" ] && check; then
   write_python_json
@@ -46,7 +47,7 @@ if [ ! -x "$VENV/bin/python" ]; then
 fi
 log "installing mcp==$MCP_VERSION into $VENV"
 "$VENV/bin/python" -m pip --disable-pip-version-check --no-input install --quiet "mcp==$MCP_VERSION"
-"$VENV/bin/python" -c 'import mcp, mcp.client.stdio; from mcp import ClientSession'
+"$VENV/bin/python" -c 'import mcp, mcp.client.stdio, mcp.client.streamable_http; from mcp import ClientSession'
 touch "$STAMP"
 write_python_json
 log "ready: mcp $MCP_VERSION ($VENV)"

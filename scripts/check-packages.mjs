@@ -6,7 +6,8 @@
 //      type dependency missing from `dependencies` fails instead of turning into `any`);
 //   2. runs publint and `attw --profile esm-only` on every tarball;
 //   3. installs @klbr/host globally into a temporary prefix and runs `klbr exec '1+1'` from a
-//      directory outside the repository (prints 2), then `klbr mcp` as the README configures it;
+//      directory outside the repository (prints 2), then `klbr mcp` as the README configures it
+//      (stdio and Streamable HTTP, driven by the MCP SDK's Client);
 //   4. builds the Python wheel from a copy of python/, installs it into a fresh venv, and runs a
 //      cell in a worker started from that venv.
 // better-sqlite3's native binding is taken from the repository's install when the versions match
@@ -16,7 +17,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, 
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { basename, dirname, join, relative } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 const started = Date.now();
@@ -238,49 +239,82 @@ async function globalHost() {
 }
 
 /**
- * The README's MCP client configuration as printed (`"command": "klbr", "args": ["mcp"]`): the
- * global `klbr mcp` over stdio, spoken to in raw JSON-RPC (initialize, then tools/call python
- * `1+1`); it starts a daemon for the data directory, stopped here afterwards.
+ * The README's MCP client configurations as printed, driven by the TypeScript SDK's own Client (the
+ * repository's copy, not the one inside @klbr/host) as a new user's MCP client would:
+ *   - stdio: `{"command": "klbr", "args": ["mcp"]}`, in the environment the SDK gives a server it
+ *     starts (HOME, PATH, USER, ...: nothing of ours), with HOME a fresh one, so the data directory
+ *     is the default under it;
+ *   - Streamable HTTP: `klbr mcp --http 127.0.0.1:0`, its printed URL and token as the README's
+ *     `"url"` and `"Authorization": "Bearer <token>"`.
+ * Both list the three tools and keep a namespace across calls (x = 41, then x + 1 -> 42). The first
+ * starts the daemon; the second uses it. Stopped here afterwards (it outlives its clients by design).
  */
 async function mcpAsConfigured() {
-  const child = spawn("klbr", ["mcp"], { cwd: elsewhere, env, stdio: ["pipe", "pipe", "pipe"] });
-  let out = "";
-  let err = "";
-  const waiters = new Set();
-  child.stderr.on("data", (c) => (err += c));
-  child.stdout.on("data", (c) => {
-    out += c;
-    for (const look of [...waiters]) look();
-  });
-  const reply = (id) =>
-    new Promise((resolve) => {
-      const look = () => {
-        const line = out.split("\n").find((l) => l.endsWith("}") && JSON.parse(l).id === id);
-        if (!line) return;
-        waiters.delete(look);
-        resolve(JSON.parse(line));
-      };
-      waiters.add(look);
-      look();
-    });
-  const send = (message) => child.stdin.write(`${JSON.stringify(message)}\n`);
-  const timeout = setTimeout(() => child.kill("SIGKILL"), 120_000);
+  const sdk = (path) => import(pathToFileURL(repoRequire.resolve(`@modelcontextprotocol/sdk/${path}`)).href);
+  const [{ Client }, { StdioClientTransport, getDefaultEnvironment }, { StreamableHTTPClientTransport }] = await Promise.all([
+    sdk("client/index.js"),
+    sdk("client/stdio.js"),
+    sdk("client/streamableHttp.js"),
+  ]);
+  const home = join(tmp, "new-user-home");
+  mkdirSync(home);
+  const userEnv = { ...getDefaultEnvironment(), HOME: home, PATH: env.PATH };
+  // env-paths' data directory for "klbr" on Linux (XDG_DATA_HOME is not in the SDK's environment).
+  const dataDir = join(home, ".local", "share", "klbr");
+  const textOf = (result) => (result.content ?? []).map((c) => (c.type === "text" ? c.text : "")).join("");
+  /** A connected client: its three tools, then x = 41 and x + 1 in two calls; null when all held. */
+  const exercise = async (client, how) => {
+    const tools = (await client.listTools()).tools.map((t) => t.name).join(",");
+    if (tools !== "python,sessions,session_log") return `${how}: tools/list gave ${tools}`;
+    const first = await client.callTool({ name: "python", arguments: { code: "x = 41" } });
+    const second = await client.callTool({ name: "python", arguments: { code: "x + 1" } });
+    if (first.isError || second.isError || !/\n42\n$/.test(textOf(second))) return `${how}: x = 41 then x + 1 answered ${JSON.stringify([first, second])}`;
+    say(`npm i -g, then ${how}: tools ${tools}; x = 41, x + 1 -> ${JSON.stringify(textOf(second))}`);
+    return null;
+  };
+  const within = (ms, what, promise) => Promise.race([promise, new Promise((_, reject) => setTimeout(() => reject(new Error(`${what}: no answer within ${ms / 1000}s`)), ms).unref())]);
+  let http;
+  let stderr = "";
   try {
-    send({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "check-packages", version: "0" } } });
-    const init = await Promise.race([reply(1), new Promise((r) => child.once("exit", () => r(null)))]);
-    if (!init?.result) return failures.push(`klbr mcp did not answer initialize: ${out}${err}`);
-    send({ jsonrpc: "2.0", method: "notifications/initialized" });
-    send({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "python", arguments: { code: "1+1" } } });
-    const call = await Promise.race([reply(2), new Promise((r) => child.once("exit", () => r(null)))]);
-    const text = call?.result?.content?.[0]?.text ?? "";
-    if (/\n2\n$/.test(text)) say(`npm i -g, then an MCP client's {"command": "klbr", "args": ["mcp"]}: python 1+1 -> ${JSON.stringify(text)}`);
-    else failures.push(`klbr mcp's python 1+1 answered ${JSON.stringify(call)}: ${err}`);
+    const stdio = new Client({ name: "check-packages", version: "0" });
+    const transport = new StdioClientTransport({ command: "klbr", args: ["mcp"], cwd: elsewhere, env: userEnv, stderr: "pipe" });
+    transport.stderr?.on("data", (c) => (stderr += c));
+    try {
+      await within(120_000, "klbr mcp over stdio", stdio.connect(transport));
+      const problem = await within(120_000, "klbr mcp over stdio", exercise(stdio, `an MCP client's {"command": "klbr", "args": ["mcp"]}`));
+      if (problem) failures.push(problem);
+    } finally {
+      await stdio.close();
+    }
+    http = spawn("klbr", ["mcp", "--http", "127.0.0.1:0"], { cwd: elsewhere, env: userEnv, stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    http.stderr.on("data", (c) => (stderr += c));
+    const printed = await within(60_000, "klbr mcp --http", new Promise((resolve, reject) => {
+      http.stdout.on("data", (c) => {
+        out += c;
+        const url = /serving (http:\/\/\S+)/.exec(out)?.[1];
+        const token = /token (\S+)\n/.exec(out)?.[1];
+        if (url && token) resolve({ url, token });
+      });
+      http.once("exit", (code) => reject(new Error(`klbr mcp --http exited ${code}: ${out}`)));
+    }));
+    const viaHttp = new Client({ name: "check-packages-http", version: "0" });
+    await viaHttp.connect(new StreamableHTTPClientTransport(new URL(printed.url), { requestInit: { headers: { Authorization: `Bearer ${printed.token}` } } }));
+    try {
+      const problem = await within(120_000, "klbr mcp --http", exercise(viaHttp, `an MCP client's {"type": "http", "url": "${printed.url}", "headers": {"Authorization": "Bearer <token>"}}`));
+      if (problem) failures.push(problem);
+    } finally {
+      await viaHttp.close();
+    }
+  } catch (error) {
+    failures.push(`klbr mcp as the README configures it: ${error.message}\n${stderr}`);
   } finally {
-    clearTimeout(timeout);
-    child.stdin.end();
-    await new Promise((r) => (child.exitCode !== null ? r() : child.once("exit", r)));
+    if (http && http.exitCode === null) {
+      http.kill("SIGTERM");
+      await new Promise((r) => (http.exitCode !== null ? r() : http.once("exit", r)));
+    }
     // The daemon klbr mcp started outlives it by design: stop it before the directory goes.
-    const pidFile = join(env.KLBR_DATA_DIR, "klbr.lock.pid");
+    const pidFile = join(dataDir, "klbr.lock.pid");
     const pid = existsSync(pidFile) ? Number(readFileSync(pidFile, "utf8").trim()) : 0;
     if (pid > 0) {
       try {
@@ -292,7 +326,7 @@ async function mcpAsConfigured() {
       } catch {
         // gone
       }
-    }
+    } else failures.push(`klbr mcp started no daemon in the default data directory ${dataDir}:\n${stderr}`);
   }
 }
 

@@ -12,7 +12,7 @@ const here = dirname(fileURLToPath(import.meta.url));
 export async function buildWeb(outdir = join(here, "dist")) {
   rmSync(outdir, { recursive: true, force: true });
   mkdirSync(outdir, { recursive: true });
-  await build({
+  const { metafile } = await build({
     entryPoints: [join(here, "src", "main.ts")],
     outfile: join(outdir, "app.js"),
     bundle: true,
@@ -23,7 +23,12 @@ export async function buildWeb(outdir = join(here, "dist")) {
     sourcemap: false,
     legalComments: "none",
     logLevel: "warning",
+    metafile: true,
   });
+  // The host's shapes come in by `import type` only (src/types.ts), which esbuild erases: a file
+  // of the bundle from outside src/ means host (or package) code would run in the browser.
+  const outside = Object.keys(metafile.inputs).filter((f) => !resolve(f).startsWith(join(here, "src") + "/"));
+  if (outside.length > 0) throw new Error(`apps/web's bundle would hold code from outside apps/web/src: ${outside.join(", ")}`);
   copyFileSync(join(here, "public", "app.css"), join(outdir, "app.css"));
   return outdir;
 }

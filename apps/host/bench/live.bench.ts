@@ -61,7 +61,7 @@ await withHost(true, async (host) => {
   line("live output: print to client read p50", ms(pct(lags, 50)), `p99 ${ms(pct(lags, 99))}, ${lags.length} lines (target p50 <= 60 ms)`);
 
   // 200 MiB print streamed to a client.
-  const pid = (host.status() as { workbenches: Array<{ session_id: string; pid: number }> }).workbenches.find((w) => w.session_id === "root")!.pid;
+  const pid = ((await host.status()) as { workbenches: Array<{ session_id: string; pid: number }> }).workbenches.find((w) => w.session_id === "root")!.pid;
   await host.execute("chunk = 'x' * (64 * 1024 - 1)");
   const workerBefore = peakRss(pid);
   const hostBefore = process.memoryUsage().rss;

@@ -67,7 +67,7 @@ async function steps(env: Record<string, string> | null): Promise<{ p50: number;
     await host.postInput("run the benchmark steps");
     await host.turns!.idle();
     const overhead = steps.overhead(WARMUP);
-    const status = host.status() as { telemetry: { exported: number; dropped: number; pending: number } | null };
+    const status = (await host.status()) as { telemetry: { exported: number; dropped: number; pending: number } | null };
     return { p50: percentile(overhead, 50), spans: status.telemetry ? status.telemetry.exported + status.telemetry.pending + status.telemetry.dropped : 0 };
   });
 }

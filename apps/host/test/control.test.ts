@@ -71,7 +71,7 @@ describe("the control socket", () => {
     expect(byId.get(3)).toMatchObject({ code: "CONTROL_PROTOCOL", message: expect.stringContaining("execution_id") });
     expect(byId.get(4)).toMatchObject({ code: "CONTROL_PROTOCOL", message: expect.stringContaining("nope") });
     // Nothing was recorded or started for the refused requests.
-    expect((host.status() as { workbenches: Array<{ session_id: string }> }).workbenches.map((b) => b.session_id)).toEqual(["root"]);
+    expect(((await host.status()) as { workbenches: Array<{ session_id: string }> }).workbenches.map((b) => b.session_id)).toEqual(["root"]);
   });
 
   test("stop_turn names a session; with no turn running (this daemon drives none) it answers stopping false", async () => {

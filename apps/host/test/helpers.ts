@@ -71,6 +71,6 @@ export async function callInCell(host: Host, session: string, code: string): Pro
 }
 
 /** Resolve once `check` holds, polling the host's own state (no wall-clock margin to outlast). */
-export async function until(check: () => boolean): Promise<void> {
-  while (!check()) await new Promise((r) => setTimeout(r, 5));
+export async function until(check: () => boolean | Promise<boolean>): Promise<void> {
+  while (!(await check())) await new Promise((r) => setTimeout(r, 5));
 }

@@ -346,14 +346,14 @@ describe("a workbench that cannot be restarted after its cell killed it", () => 
 
 describe("a dead hooks worker", () => {
   test("is replaced once on the same release, however many callers find it dead", async () => {
-    const before = host.status() as { hooks: { pid: number; revision: string } };
+    const before = (await host.status()) as { hooks: { pid: number; revision: string } };
     process.kill(before.hooks.pid, "SIGKILL");
-    while ((host.status() as { hooks: { state: string } }).hooks.state !== "dead") await new Promise((r) => setTimeout(r, 10));
+    while (((await host.status()) as { hooks: { state: string } }).hooks.state !== "dead") await new Promise((r) => setTimeout(r, 10));
     const [a, b] = await Promise.all([host.postInput("first after the death"), host.postInput("second after the death")]);
     for (const input of [a, b]) expect((input.attention as { hook: Record<string, unknown> }).hook).not.toHaveProperty("unavailable");
     const restarts = host.db.select().from(incidents).where(eq(incidents.kind, "hooks.restart")).all();
     expect(restarts).toHaveLength(1);
-    const after = host.status() as { hooks: { pid: number; revision: string; state: string } };
+    const after = (await host.status()) as { hooks: { pid: number; revision: string; state: string } };
     expect(after.hooks).toMatchObject({ revision: before.hooks.revision, state: "ready" });
     expect(after.hooks.pid).not.toBe(before.hooks.pid);
   });

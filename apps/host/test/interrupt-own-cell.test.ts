@@ -34,11 +34,11 @@ afterAll(async () => {
   await close();
 });
 
-async function until(check: () => boolean): Promise<void> {
-  for (let i = 0; i < 2000 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
-  expect(check()).toBe(true);
+async function until(check: () => boolean | Promise<boolean>): Promise<void> {
+  for (let i = 0; i < 2000 && !(await check()); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+  expect(await check()).toBe(true);
 }
-const running = () => (host.status() as { workbenches: Array<{ session_id: string; running: string | null }> }).workbenches.find((w) => w.session_id === "root")?.running ?? null;
+const running = async () => ((await host.status()) as { workbenches: Array<{ session_id: string; running: string | null }> }).workbenches.find((w) => w.session_id === "root")?.running ?? null;
 const queuedCount = () => (host.cells as unknown as { queued: Map<string, string> }).queued.size;
 /** A cell that runs until a file appears (interruptible: it awaits). */
 const blockUntil = (file: string) => `import asyncio, os\nwhile not os.path.exists(${JSON.stringify(file)}):\n    await asyncio.sleep(0.02)\n'released'`;
@@ -48,13 +48,13 @@ describe("Ctrl-C interrupts the client's own cell, by execution id", () => {
     const releaseA = join(workspace, "release-a");
     const marker = join(workspace, "b-ran");
     const pa = a.execute(blockUntil(releaseA));
-    await until(() => running() !== null);
-    const aId = running();
+    await until(async () => (await running()) !== null);
+    const aId = await running();
     const pb = b.execute(`open(${JSON.stringify(marker)}, 'w').write('ran')\n'b'`);
     await until(() => queuedCount() === 1);
     expect(await b.interrupt()).toMatchObject({ rung: "before_start" });
     // The other client's cell was not touched.
-    expect(running()).toBe(aId);
+    expect(await running()).toBe(aId);
     writeFileSync(releaseA, "");
     const [ra, rb] = await Promise.all([pa, pb]);
     expect(ra).toMatchObject({ id: aId, status: "ok" });
@@ -65,9 +65,9 @@ describe("Ctrl-C interrupts the client's own cell, by execution id", () => {
 
   test("a client with no cell in flight interrupts nothing; a client's Ctrl-C on its running cell interrupts only that cell", async () => {
     const pa = a.execute(blockUntil(join(workspace, "never")));
-    await until(() => running() !== null);
+    await until(async () => (await running()) !== null);
     expect(await b.interrupt()).toEqual({ rung: "not_running" });
-    const aId = running();
+    const aId = await running();
     expect(aId).not.toBeNull();
     expect(await a.interrupt()).toMatchObject({ execution_id: aId });
     expect(await pa).toMatchObject({ id: aId, status: "interrupted" });

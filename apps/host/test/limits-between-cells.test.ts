@@ -15,7 +15,7 @@ type Status = { workbenches: Array<{ session_id: string; state: string; generati
 async function deadWithin(host: Host, generation: string, ms: number): Promise<boolean> {
   const deadline = Date.now() + ms;
   for (;;) {
-    const bench = (host.status() as Status).workbenches.find((w) => w.session_id === "root");
+    const bench = ((await host.status()) as Status).workbenches.find((w) => w.session_id === "root");
     if (bench?.generation !== generation || bench.state === "dead") return true;
     if (Date.now() > deadline) return false;
     await new Promise((r) => setTimeout(r, 50));

@@ -16,13 +16,13 @@ import { startTestHost } from "./helpers";
 type HooksStatus = { hooks: { generation: string; state: string; revision: string } | null };
 
 const sqliteOf = (host: Host) => (host as unknown as { sqlite: Database.Database }).sqlite;
-const hooksOf = (host: Host) => (host.status() as HooksStatus).hooks!;
+const hooksOf = async (host: Host) => ((await host.status()) as HooksStatus).hooks!;
 
 /** Resolves true once the hooks worker of `generation` is dead or replaced (bounded). */
 async function hooksDeadWithin(host: Host, generation: string, ms: number): Promise<boolean> {
   const deadline = Date.now() + ms;
   for (;;) {
-    const hooks = hooksOf(host);
+    const hooks = await hooksOf(host);
     if (hooks.generation !== generation || hooks.state === "dead") return true;
     if (Date.now() > deadline) return false;
     await new Promise((r) => setTimeout(r, 50));
@@ -49,7 +49,7 @@ describe("a limit that ends the hooks worker between invokes (memory=128MiB)", (
     writeFileSync(join(draft, "defaults.py"), `${readFileSync(join(draft, "defaults.py"), "utf8")}\n${extra.join("\n")}\n`);
     const release = snapshotRelease(draft, join(dataDir, "releases"));
     await host.hooks.activate(release.path, host.hooks.info()!.epoch);
-    const active = hooksOf(host);
+    const active = await hooksOf(host);
     expect(active.revision).toBe(release.digest);
     return { digest: release.digest, generation: active.generation };
   }
@@ -68,7 +68,7 @@ describe("a limit that ends the hooks worker between invokes (memory=128MiB)", (
       `    open(${JSON.stringify(marker)}, "w").close()`,
       "    _threading.Thread(target=_hog, daemon=True).start()",
     ]);
-    const dying = hooksOf(host);
+    const dying = await hooksOf(host);
     expect(existsSync(marker)).toBe(true);
     expect(await hooksDeadWithin(host, dying.generation, 30_000)).toBe(true);
 
@@ -82,7 +82,7 @@ describe("a limit that ends the hooks worker between invokes (memory=128MiB)", (
       detail: { role: "hooks", revision: release.digest, generation: dying.generation, reason: "memory_limit", between_cells: true, detail: expect.stringContaining("memory") },
     });
     expect(log.filter((e) => e.kind === "incident.hooks.restart").at(-1)).toMatchObject({ detail: { revision: release.digest, reason: "memory_limit" } });
-    const after = hooksOf(host);
+    const after = await hooksOf(host);
     expect(after).toMatchObject({ revision: release.digest, state: "ready" });
     expect(after.generation).not.toBe(dying.generation);
   }, 90_000);

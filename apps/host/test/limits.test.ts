@@ -32,7 +32,7 @@ describe("a host with memory=96MiB,cpu=30s,procs=48,file=1MiB", () => {
   });
 
   test("status and runtime.inspect say which limits apply and by what mechanism", async () => {
-    const status = host.status() as { limits: { limits: string; mechanism: string } };
+    const status = (await host.status()) as { limits: { limits: string; mechanism: string } };
     expect(status.limits).toMatchObject({ limits: LIMITS, mechanism: "cgroup v1" });
     const inspect = await host.execute("i = await runtime.inspect()\n(i['limits']['mechanism'], i['usage']['cpu_ms'] > 0, i['usage']['peak_rss_bytes'] is None or i['usage']['peak_rss_bytes'] > 0)");
     expect(resultOf(inspect)).toBe("('cgroup v1', True, True)");
@@ -92,12 +92,12 @@ describe("a host with memory=96MiB,cpu=30s,procs=48,file=1MiB", () => {
   test("limits survive a host restart: they are options, applied again to the new workers", async () => {
     const dataDir = tempDir();
     const first = await startTestHost({ dataDir, limits: ["memory=80MiB"] });
-    const pid = (first.host.status() as { workbenches: Array<{ pid: number }> }).workbenches[0]!.pid;
+    const pid = ((await first.host.status()) as { workbenches: Array<{ pid: number }> }).workbenches[0]!.pid;
     expect(memoryGroup(pid)).toMatch(/\/klbr-\d+\//);
     await first.host.stop();
     const second = await startTestHost({ dataDir, workspace: first.workspace, limits: ["memory=80MiB"] });
     try {
-      const status = second.host.status() as { limits: { limits: string }; workbenches: Array<{ pid: number }> };
+      const status = (await second.host.status()) as { limits: { limits: string }; workbenches: Array<{ pid: number }> };
       expect(status.limits.limits).toBe("memory=80MiB");
       const group = memoryGroup(status.workbenches[0]!.pid);
       expect(group).toMatch(/\/klbr-\d+\//);
@@ -113,7 +113,7 @@ describe("the rlimit mechanism, forced", () => {
   test("a CPU spin ends cpu_limit (RLIMIT_CPU per process), said by status; the next reset says why", async () => {
     const { host, close } = await startTestHost({ limits: ["cpu=1s"], limitsMechanism: "rlimit" });
     try {
-      expect((host.status() as { limits: { mechanism: string; detail: string } }).limits).toMatchObject({ mechanism: "rlimit", detail: expect.stringMatching(/each process's CPU time/) });
+      expect(((await host.status()) as { limits: { mechanism: string; detail: string } }).limits).toMatchObject({ mechanism: "rlimit", detail: expect.stringMatching(/each process's CPU time/) });
       const spin = await host.execute(CPU_SPIN);
       expect(spin.status).toBe("failed");
       expect(spin.failure).toMatchObject({ reason: "cpu_limit" });
@@ -153,7 +153,7 @@ describe("tmp: the sandbox's /tmp under bwrap", () => {
     if (!bwrapAvailable()) throw new Error("bwrap cannot start a sandbox here");
     const { host, close } = await startTestHost({ sandbox: "bwrap", limits: ["tmp=8MiB"] });
     try {
-      expect((host.status() as { limits: { limits: string; mechanism: string } }).limits).toMatchObject({ limits: "tmp=8MiB", mechanism: "bwrap" });
+      expect(((await host.status()) as { limits: { limits: string; mechanism: string } }).limits).toMatchObject({ limits: "tmp=8MiB", mechanism: "bwrap" });
       const report = await host.execute("import errno\ntry:\n    with open('/tmp/fill', 'wb') as f:\n        for i in range(64):\n            f.write(b'x' * (1 << 20)); f.flush()\n    r = 'no limit'\nexcept OSError as e:\n    r = errno.errorcode[e.errno]\nimport os\n(r, os.path.getsize('/tmp/fill') <= 8 << 20)");
       expect(resultOf(report)).toBe("('ENOSPC', True)");
     } finally {

@@ -14,9 +14,9 @@ import { startTestHost, tempDir } from "./helpers";
 const { sshd, skip } = await startTestSshd();
 if (skip) console.warn(skip);
 
-async function until(check: () => boolean, what: string, timeoutMs = 120_000): Promise<void> {
+async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 120_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (!check()) {
+  while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 10));
   }
@@ -66,8 +66,8 @@ describe.skipIf(!sshd)("a remote cell's live output as the host's clients see it
     expect(session).not.toBeNull();
     process.kill(session!, "SIGKILL");
     await until(() => !isLive(ns.remote_pid), "the remote worker to end");
-    const state = () => (host.status() as { remote: Array<{ namespace_id: string; state: string }> }).remote.find((n) => n.namespace_id === ns.namespace_id)?.state;
-    await until(() => state() === "dead", "the host to see the generation dead");
+    const state = async () => ((await host.status()) as { remote: Array<{ namespace_id: string; state: string }> }).remote.find((n) => n.namespace_id === ns.namespace_id)?.state;
+    await until(async () => (await state()) === "dead", "the host to see the generation dead");
     writeFileSync(gate, "");
     const report = await cell;
     stop();

@@ -160,7 +160,7 @@ describe("live output to control clients (C16)", () => {
 
   test("a 50 MiB print keeps host and worker memory bounded, the stream paced and the drops counted", async () => {
     const c = await client();
-    const bench = (host.status() as { workbenches: Array<{ session_id: string; pid: number }> }).workbenches.find((w) => w.session_id === "root")!;
+    const bench = ((await host.status()) as { workbenches: Array<{ session_id: string; pid: number }> }).workbenches.find((w) => w.session_id === "root")!;
     const workerBefore = peakRss(bench.pid);
     const hostBefore = process.memoryUsage().rss;
     let hostPeak = hostBefore;

@@ -103,8 +103,10 @@ describe("tools over HTTP, the TS SDK client", () => {
       },
     });
     resultSeen = true;
-    expect(notes).toEqual(["one\n", "two\n"]);
-    expect(early).toEqual([true, true]);
+    // (How the worker cuts output into messages is its pacing's, C16: a print's pieces may come apart.)
+    expect(notes.join("")).toBe("one\ntwo\n");
+    expect(early.length).toBeGreaterThanOrEqual(2);
+    expect(early.every(Boolean)).toBe(true);
     expect(textOf(result)).toContain("one\ntwo\n");
   });
 
@@ -146,7 +148,8 @@ describe("three HTTP sessions at once", () => {
     const [one, two] = await Promise.all([calls[1]!, calls[2]!]);
     expect(textOf(one)).toMatch(/1 0\n1 1\n1 2\n1\n$/);
     expect(textOf(two)).toMatch(/2 0\n2 1\n2 2\n2\n$/);
-    expect(notes).toEqual([[], ["1 0\n", "1 1\n", "1 2\n"], ["2 0\n", "2 1\n", "2 2\n"]]);
+    // Each its own output and only that (a print's pieces may come as several messages, C16).
+    expect(notes.map((n) => n.join(""))).toEqual(["", "1 0\n1 1\n1 2\n", "2 0\n2 1\n2 2\n"]);
   }, 60_000);
 
   test("a client that drops its connection mid-cell interrupts its cell", async () => {

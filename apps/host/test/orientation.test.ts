@@ -292,14 +292,14 @@ describe("orientation", () => {
     expect(agenda.candidates.map((c) => c.candidate_id)).not.toContain("c-style");
     expect(sessionAgenda(host.db, "root").candidates.map((c) => c.candidate_id)).not.toContain("c-agenda");
     // The frontier block (C12) carries both, in C12's order, from the same rows.
-    const block = host.frontiers.block("agenda", Number.MAX_SAFE_INTEGER);
+    const block = await host.frontiers.block("agenda", Number.MAX_SAFE_INTEGER);
     expect(block).toMatch(new RegExp(`## open work items\nwork item ${id}: agenda item \\(reason: because\\)\n`));
     expect(block).toMatch(/## staged candidates\n(.*\n)*candidate c-agenda for agenda \(session agenda, digest [0-9a-f]{12}\): Agenda text\.\n/);
     // Open peer requests (registered by the peers family) take their place before open waits (issue 19 item 6).
     const order = ["## pending inputs", "## open work items", "## staged candidates", "## open peer requests", "## open waits", "## last cell"].map((t) => block.indexOf(t));
     expect(order.every((at, i) => at >= 0 && (i === 0 || at > order[i - 1]!))).toBe(true);
     // klbr status shows every open work item and the adopted orientation of each scope.
-    const status = host.status() as { open_work_items: Array<{ work_item_id: string }>; orientation: Array<{ scope: unknown; sources: Array<{ target: string }> }> };
+    const status = (await host.status()) as { open_work_items: Array<{ work_item_id: string }>; orientation: Array<{ scope: unknown; sources: Array<{ target: string }> }> };
     expect(status.open_work_items.map((w) => w.work_item_id)).toContain(id);
     expect(status.orientation.map((o) => o.scope)).toEqual([{ kind: "global" }, { kind: "session", session_id: "other" }, { kind: "session", session_id: "root" }]);
     expect(status.orientation[0]!.sources.map((s) => s.target)).toEqual(["alpha", "race", "style"]);
@@ -323,7 +323,7 @@ describe("orientation across a restart", () => {
       const r = await second.execute("(await runtime.instructions())['text']");
       expect(r.output.find((o) => o.stream === "result")?.text).toContain("Kept across restarts.");
       expect(headerChain(second.db, "root")).toHaveLength(links);
-      expect((second.status() as { orientation: unknown }).orientation).toEqual([
+      expect(((await second.status()) as { orientation: unknown }).orientation).toEqual([
         { scope: { kind: "global" }, sources: [expect.objectContaining({ target: "keep", candidate_id: "c-keep", operation_id: "op-keep" })] },
       ]);
     } finally {

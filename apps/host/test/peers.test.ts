@@ -71,7 +71,7 @@ describe("two sessions, through real cells", () => {
     // The opener got the answer as an input, framed `peer result <id> from <peer session>`.
     const back = notes.find((n) => n.type === "input" && n.session_id === "root") as Extract<Notification, { type: "input" }>;
     expect(back).toMatchObject({ source: "peer" });
-    const framed = host.wakes.takePendingInputs("root");
+    const framed = await host.wakes.takePendingInputs("root");
     expect(framed.at(-1)).toMatch(new RegExp(`^\\[[^\\]]+ · peer result r1 from ${peer.session_id.replace(/[.]/g, "\\.")}\\]\\n\\{"answer":42\\}$`));
     expect(await call("root", "await runtime.peer_result('r1')")).toEqual({ request_id: "r1", status: "answered", result: { answer: 42 } });
     expect(openPeerRequests(host.db, "root")).toEqual({ outgoing: [], incoming: [] });
@@ -124,7 +124,7 @@ describe("two sessions, through real cells", () => {
     expect(await call(peer.session_id, "await runtime.peer_cancel('r4')")).toEqual({ request_id: "r4", status: "cancelled" });
     expect(await waiting).toEqual({ request_id: "r4", status: "cancelled" });
     expect(notes.some((n) => n.type === "input" && n.session_id === "root" && n.source === "peer")).toBe(true);
-    expect(host.wakes.takePendingInputs("root").at(-1)).toMatch(/ · peer result r4 from [^\]]+\]\ncancelled$/);
+    expect((await host.wakes.takePendingInputs("root")).at(-1)).toMatch(/ · peer result r4 from [^\]]+\]\ncancelled$/);
     expect(host.db.select().from(peerRequests).where(eq(peerRequests.requestId, "r4")).get()).toMatchObject({ status: "cancelled", cancelledBy: "peer" });
   });
 
@@ -174,13 +174,15 @@ describe("two sessions, through real cells", () => {
 
 describe("the frontier block", () => {
   test("lists a session's open peer requests in both directions, with their words", async () => {
-    const root = host.frontiers.block("root", 0);
+    const root = await host.frontiers.block("root", 0);
     const section = root.slice(root.indexOf("## open peer requests"));
     expect(section).toMatch(/^## open peer requests\nsent, awaiting a result: request r5 to ps-\S+ \(peer peer-\S+\), sent \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\nonce\n/);
     expect(section).not.toContain("request via-alias"); // cancelled when its peer was stopped
     expect(section).not.toContain("request r1 ");
-    const peerSession = (host.status() as { peers: Array<{ session_id: string; requests: { pending: number } }> }).peers.find((p) => p.requests.pending === 1 && host.frontiers.block(p.session_id, 0).includes("r5"))!.session_id;
-    expect(host.frontiers.block(peerSession, 0)).toMatch(/\nreceived, not answered: \[[^\]]+ · peer request r5 from root\]\nonce\n/);
+    const peers = ((await host.status()) as { peers: Array<{ session_id: string; requests: { pending: number } }> }).peers.filter((p) => p.requests.pending === 1);
+    const blocks = await Promise.all(peers.map((p) => host.frontiers.block(p.session_id, 0)));
+    const peerSession = peers[blocks.findIndex((b) => b.includes("r5"))]!.session_id;
+    expect(await host.frontiers.block(peerSession, 0)).toMatch(/\nreceived, not answered: \[[^\]]+ · peer request r5 from root\]\nonce\n/);
   });
 });
 
@@ -208,11 +210,11 @@ describe("limits", () => {
   });
 
   test("at most 8 open peers per host: the 9th is limit_exceeded; a stopped one frees its slot", async () => {
-    const live = () => (host.status() as { peers: Array<{ status: string }> }).peers.filter((p) => p.status !== "stopped").length;
+    const live = async () => ((await host.status()) as { peers: Array<{ status: string }> }).peers.filter((p) => p.status !== "stopped").length;
     const opened: string[] = [];
-    while (live() < 8) opened.push((await openPeer()).peer_id);
+    while ((await live()) < 8) opened.push((await openPeer()).peer_id);
     expect(await call("root", "await runtime.peer_open('independent')")).toMatchObject({ error: "limit_exceeded" });
-    const victim = opened[0] ?? (host.status() as { peers: Array<{ peer_id: string; status: string }> }).peers.find((p) => p.status === "open")!.peer_id;
+    const victim = opened[0] ?? ((await host.status()) as { peers: Array<{ peer_id: string; status: string }> }).peers.find((p) => p.status === "open")!.peer_id;
     expect(await call("root", `await runtime.peer_stop(${py(victim)}, drain=False)`)).toMatchObject({ status: "stopped" });
     const again = await openPeer();
     expect(again.status).toBe("open");
@@ -226,7 +228,7 @@ describe("peer.stop", () => {
     const gate = join(workspace, "drain-gate");
     await call("root", `await runtime.peer_send(${py(opened.peer_id)}, 'd1', 'pending at stop')`);
     const running = host.execute(`import os, asyncio\nwhile not os.path.exists(${py(gate)}):\n    await asyncio.sleep(0.01)\n'finished'`, opened.session_id);
-    await until(() => !host.sessions.idle(opened.session_id) && (host.status() as { sessions: Array<{ session_id: string; running: string | null }> }).sessions.some((s) => s.session_id === opened.session_id && s.running !== null));
+    await until(async () => !host.sessions.idle(opened.session_id) && ((await host.status()) as { sessions: Array<{ session_id: string; running: string | null }> }).sessions.some((s) => s.session_id === opened.session_id && s.running !== null));
     const stopped = new Promise<void>((resolve) => host.subscribe((n) => n.type === "session.stopped" && n.session_id === opened.session_id && resolve()));
     expect(await call("root", `await runtime.peer_stop(${py(opened.peer_id)}, drain=True)`)).toEqual({ peer_id: opened.peer_id, status: "stopping" });
     expect(await call("root", "await runtime.peer_result('d1')")).toEqual({ request_id: "d1", status: "cancelled" });
@@ -240,7 +242,7 @@ describe("peer.stop", () => {
     expect(report).toMatchObject({ status: "ok", output: [{ stream: "result", text: "'finished'" }] });
     await stopped;
     expect(await call("root", `await runtime.peer_get(${py(opened.peer_id)})`)).toMatchObject({ status: "stopped" });
-    const session = (host.status() as { sessions: Array<Record<string, unknown>> }).sessions.find((s) => s.session_id === opened.session_id);
+    const session = ((await host.status()) as { sessions: Array<Record<string, unknown>> }).sessions.find((s) => s.session_id === opened.session_id);
     expect(session).toMatchObject({ kind: "peer", status: "stopped", state: "dead" });
   });
 
@@ -248,7 +250,7 @@ describe("peer.stop", () => {
     const opened = await openPeer();
     await call("root", `await runtime.peer_send(${py(opened.peer_id)}, 'h1', 'pending at stop')`);
     const running = host.execute("import time\nwhile True:\n    time.sleep(0.05)", opened.session_id);
-    await until(() => (host.status() as { sessions: Array<{ session_id: string; running: string | null }> }).sessions.some((s) => s.session_id === opened.session_id && s.running !== null));
+    await until(async () => ((await host.status()) as { sessions: Array<{ session_id: string; running: string | null }> }).sessions.some((s) => s.session_id === opened.session_id && s.running !== null));
     expect(await call("root", `await runtime.peer_stop(${py(opened.peer_id)}, drain=False)`)).toEqual({ peer_id: opened.peer_id, status: "stopped" });
     const report = await running;
     expect(["failed", "interrupted"]).toContain(report.status);
@@ -256,7 +258,7 @@ describe("peer.stop", () => {
     expect(await call("root", `await runtime.peer_send(${py(opened.peer_id)}, 'h2', 'no')`)).toMatchObject({ error: "conflict" });
     await expect(host.execute("1", opened.session_id)).rejects.toMatchObject({ code: "SESSION_STOPPED" });
     expect(await call("root", `await runtime.peer_stop(${py(opened.peer_id)}, drain=True)`)).toEqual({ peer_id: opened.peer_id, status: "stopped" });
-    const session = (host.status() as { sessions: Array<Record<string, unknown>> }).sessions.find((s) => s.session_id === opened.session_id);
+    const session = ((await host.status()) as { sessions: Array<Record<string, unknown>> }).sessions.find((s) => s.session_id === opened.session_id);
     expect(session).toMatchObject({ status: "stopped", state: "dead" });
   });
 });

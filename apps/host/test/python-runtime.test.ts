@@ -55,7 +55,7 @@ describe("the Python runtime the host runs", () => {
     writeFileSync(join(python, "klbr_hooks", "__pycache__", "defaults.cpython-311.pyc"), "\0");
     const t = await startTestHost({ pythonDir: python });
     cleanup.push(t.close);
-    const status = t.host.status() as { hooks: { revision: string } };
+    const status = (await t.host.status()) as { hooks: { revision: string } };
     expect(status.hooks.revision).toBe(PINNED);
     expect(readdirSync(join(t.dataDir, "releases"))).toEqual([PINNED]);
   }, 60_000);

@@ -10,13 +10,13 @@ const { sshd, skip } = await startTestSshd();
 if (skip) console.warn(skip);
 
 /** Poll until `check` holds (bounded generously: this box is shared). */
-async function until(check: () => boolean, timeoutMs = 15_000): Promise<boolean> {
+async function until(check: () => boolean | Promise<boolean>, timeoutMs = 15_000): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (check()) return true;
+    if (await check()) return true;
     await new Promise((r) => setTimeout(r, 10));
   }
-  return check();
+  return await check();
 }
 
 /** Run a cell whose last line prints JSON; returns the parsed value. */
@@ -140,8 +140,8 @@ print(json.dumps({"first": first, "second": second, "other": other, "badop": bad
     expect(session).not.toBeNull();
     process.kill(session!, "SIGKILL");
     expect(await until(() => !isLive(r1.remote_pid))).toBe(true);
-    const status = () => (host.status() as { remote: Array<{ namespace_id: string; state: string }> }).remote.find((n) => n.namespace_id === r1.namespace_id);
-    expect(await until(() => status()?.state === "dead")).toBe(true);
+    const status = async () => ((await host.status()) as { remote: Array<{ namespace_id: string; state: string }> }).remote.find((n) => n.namespace_id === r1.namespace_id);
+    expect(await until(async () => (await status())?.state === "dead")).toBe(true);
     const r2 = await json(
       host,
       `stale = await code_of(call(ns, "s2", "y"))
@@ -155,7 +155,7 @@ print(json.dumps({"stale": stale, "ns2": ns2, "fresh": fresh}))`,
     expect(r2.fresh).toMatchObject({ status: "ok", output: [{ text: "False" }] });
     // kill -9 of the remote worker: the same story.
     process.kill(r2.ns2.remote_pid, "SIGKILL");
-    expect(await until(() => status()?.state === "dead")).toBe(true);
+    expect(await until(async () => (await status())?.state === "dead")).toBe(true);
     const r3 = await json(host, `print(json.dumps(await code_of(call(ns2, "s4", "1"))))`);
     expect(r3[0]).toBe("scope_expired");
     // The generation's row closes once the supervisor confirmed its whole local tree gone.

@@ -4,6 +4,7 @@ import Database from "better-sqlite3";
 import { migrateHostDb, type HostDb } from "../src/db/open";
 import type { HookOutcome, HostServices, LiveExecution, Notification, RequestContext } from "../src/requests/context";
 import { startExecution } from "../src/store/executions";
+import { sqliteStore } from "../src/store/sqlite";
 
 /** A handler's world without a worker: a migrated in-memory log, a fixed clock, recorded notifications. */
 export interface TestWorld {
@@ -53,7 +54,7 @@ export function testWorld(opts: { host?: TestServices; live?: Partial<LiveExecut
   const host = ({
     workspace,
     dataDir,
-    db,
+    store: sqliteStore(db, sqlite),
     now: () => now,
     newId: (prefix) => `${prefix}-${++ids}`,
     notify: (n) => void notes.push(n),
@@ -68,11 +69,11 @@ export function testWorld(opts: { host?: TestServices; live?: Partial<LiveExecut
       ...opts.host?.hooks,
     },
     skills: { index: () => ({ revision: null, ids: [], refused: [] }), load: () => undefined, ...opts.host?.skills },
-    instructions: { current: () => ({ text: "" }), observe: () => null, ...opts.host?.instructions },
+    instructions: { current: async () => ({ text: "" }), observation: () => ({ plan: () => ({ append: null, result: null }), atMs: T0 }), ...opts.host?.instructions },
     status: { inspect: (sessionId) => ({ session_id: sessionId }), ...opts.host?.status },
     wakes: {
       scheduleWaitDeadline: (waitId, deadlineMs) => void deadlines.push({ waitId, deadlineMs }),
-      takePendingInputs: () => [],
+      takePendingInputs: async () => [],
       ...opts.host?.wakes,
     } as HostServices["wakes"],
     sessions: { ...opts.host?.sessions } as HostServices["sessions"],

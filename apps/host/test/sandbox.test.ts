@@ -312,7 +312,7 @@ describe.skipIf(!HAS_BWRAP)("bwrap with the network on, and bwrap unable to star
     try {
       const done = await h.host.execute(`import socket\nsocket.create_connection(('127.0.0.1', ${port}), timeout=5).recv(10).decode()`);
       expect(done.output).toEqual([{ stream: "result", text: "'on'" }]);
-      expect(h.host.status()).toMatchObject({ sandbox: { mode: "bwrap", network: true } });
+      expect(await h.host.status()).toMatchObject({ sandbox: { mode: "bwrap", network: true } });
     } finally {
       await h.close();
       tcp.close();

@@ -37,7 +37,7 @@ describe("skills are served from the set the generation loaded (C4, spec: the ne
       ].join("\n"),
     );
     expect(resultOf(r)).toBe("([], True, True, 'not_found')");
-    const status = host.status() as { skills_revision: string | null; skills_live_revision: string | null; workbenches: Array<{ skills_revision: string | null }> };
+    const status = (await host.status()) as { skills_revision: string | null; skills_live_revision: string | null; workbenches: Array<{ skills_revision: string | null }> };
     expect(status.skills_revision).toBe(loaded);
     expect(status.workbenches[0]!.skills_revision).toBe(loaded);
     expect(status.skills_live_revision).not.toBe(loaded);

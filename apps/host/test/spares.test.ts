@@ -19,18 +19,18 @@ afterEach(async () => {
   close = undefined;
 });
 
-const pool = (host: Host) => (host.status() as { workbench_pool: WorkbenchPoolView }).workbench_pool;
+const pool = async (host: Host) => ((await host.status()) as { workbench_pool: WorkbenchPoolView }).workbench_pool;
 const lastReset = (host: Host, sessionId: string) =>
   host.db.select().from(kernelResets).where(eq(kernelResets.sessionId, sessionId)).orderBy(desc(kernelResets.id)).limit(1).get()!;
 
 /** Wait (bounded) until the pool has a ready spare other than `not`; returns its pid. */
 async function readySpare(host: Host, not?: number): Promise<number> {
   for (let i = 0; i < 1500; i++) {
-    const pids = pool(host).spare.pids.filter((p) => p !== not);
+    const pids = (await pool(host)).spare.pids.filter((p) => p !== not);
     if (pids.length > 0) return pids[0]!;
     await new Promise((r) => setTimeout(r, 10));
   }
-  throw new Error(`no spare became ready: ${JSON.stringify(pool(host))}`);
+  throw new Error(`no spare became ready: ${JSON.stringify((await pool(host)))}`);
 }
 
 describe("warm spares", () => {
@@ -39,7 +39,7 @@ describe("warm spares", () => {
     close = started.close;
     const { host } = started;
     const spare = await readySpare(host);
-    expect(pool(host).spare).toMatchObject({ target: 1, ready: 1 });
+    expect((await pool(host)).spare).toMatchObject({ target: 1, ready: 1 });
     const report = await host.execute("x = 20\nx * 2 + 2", "fresh");
     expect(resultOf(report)).toBe("42");
     const bench = host.workbenches.get("fresh")!;
@@ -158,7 +158,7 @@ describe("warm spares", () => {
     const started = await startTestHost({ spares: 0 });
     close = started.close;
     await started.host.execute("1", "cold");
-    expect(pool(started.host).spare).toEqual({ target: 0, ready: 0, pids: [] });
+    expect((await pool(started.host)).spare).toEqual({ target: 0, ready: 0, pids: [] });
   });
 
   it("a spare is stopped with its host", async () => {
@@ -179,8 +179,8 @@ describe("idle culling", () => {
     const pid = host.workbenches.get("sleepy")!.worker!.pid;
     expect(await culled).toMatchObject({ type: "workbench.culled", session_id: "sleepy", generation: "g-1" });
     expect(isAlive(pid)).toBe(false);
-    expect(pool(host)).toMatchObject({ idle_timeout_ms: 200, culled: expect.any(Number) });
-    expect(pool(host).culled).toBeGreaterThanOrEqual(1);
+    expect((await pool(host))).toMatchObject({ idle_timeout_ms: 200, culled: expect.any(Number) });
+    expect((await pool(host)).culled).toBeGreaterThanOrEqual(1);
     const after = await host.execute("x", "sleepy");
     expect(after.status).toBe("error");
     expect(after.error).toMatch(/NameError/);

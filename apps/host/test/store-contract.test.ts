@@ -8,6 +8,7 @@ import { testDatabase } from "../../../test-support/postgres";
 import { migrateHostDb, openSqlite } from "../src/db/open";
 import { migratePostgres, openPostgres } from "../src/db/pg-open";
 import type { SessionFence, Store } from "../src/store/api";
+import type { HeaderPlan } from "../src/store/api/headers";
 import { blobDigest } from "../src/store/blobs";
 import { pgLeases, sqliteLeases, type LeaseKey, type LeaseStore } from "../src/store/leases";
 import { pgStore } from "../src/store/pg";
@@ -95,6 +96,29 @@ describe.each(["sqlite", "postgres"] as const)("Store on %s", (dialect) => {
     const out = await store.recordOutbound({ sessionId: "ev", text: "hi", effectId: "fx-1", atMs: 30 });
     expect(out).toMatchObject({ direction: "out", source: "session:ev", payload: { text: "hi" }, effectId: "fx-1", receivedAtMs: 30 });
     expect(await store.getEvent(999_999)).toBeUndefined();
+  });
+
+  test("a wake takes a session's inputs once: concurrent takes split them, a deferred input taken meanwhile wakes nothing", async (ctx) => {
+    const { store } = subject(ctx);
+    const s = "take";
+    const ids: number[] = [];
+    for (let i = 0; i < 5; i++) ids.push((await store.recordInput({ sessionId: s, source: "operator", receivedAtMs: 100 + i, payload: { text: `t${i}` }, attention: null })).id);
+    await store.recordInput({ sessionId: "take-other", source: "operator", receivedAtMs: 1, payload: { text: "elsewhere" }, attention: null });
+    // Taken at once, from two callers: every input goes to exactly one of them, oldest first, marked consumed.
+    const [one, two] = await Promise.all([store.takePendingInputs(s, 200), store.takePendingInputs(s, 201)]);
+    expect([...one!, ...two!].map((e) => e.id).sort((x, y) => x - y)).toEqual(ids);
+    for (const taken of [one!, two!]) expect(taken.map((e) => e.id)).toEqual([...taken.map((e) => e.id)].sort((x, y) => x - y));
+    expect(one!.every((e) => e.consumedAtMs === 200) && two!.every((e) => e.consumedAtMs === 201)).toBe(true);
+    expect(await store.takePendingInputs(s, 202)).toEqual([]);
+    expect((await store.pendingInputs("take-other")).map((e) => e.payload)).toEqual([{ text: "elsewhere" }]);
+    // A deferred input's wake: null (nothing woken) once the input was taken; it wakes the waits while it is not.
+    await store.createWait({ id: "tw1", sessionId: s, executionId: "e", reason: "r", seconds: null, nowMs: 300 });
+    expect(await store.wakeForInput(s, ids[0]!, `deferred:event:${ids[0]}`, 301)).toBeNull();
+    expect(await store.wakeForInput(s, 999_999, "deferred:event:999999", 301)).toBeNull();
+    expect((await store.getWait("tw1"))?.state).toBe("waiting");
+    const later = await store.recordInput({ sessionId: s, source: "peer:p", receivedAtMs: 400, payload: { text: "later" }, attention: { effective: { action: "defer", due_at_ms: 500 } } });
+    const woken = await store.wakeForInput(s, later.id, `deferred:event:${later.id}`, 500);
+    expect(woken?.map((w) => [w.id, w.state, w.wokenBy, w.wokenAtMs])).toEqual([["tw1", "woken", `deferred:event:${later.id}`, 500]]);
   });
 
   test("executions, host requests and kernel resets: open, close, find the running ones, number the requests", async (ctx) => {
@@ -268,6 +292,103 @@ describe.each(["sqlite", "postgres"] as const)("Store on %s", (dialect) => {
     expect(await store.adoptionMark()).toBeGreaterThan(a1.id);
   });
 
+  test("a send, an origination and an assessment: each one transaction, a raced retry finds the first, a refusal writes nothing", async (ctx) => {
+    const { store } = subject(ctx);
+    const send = (id: string, requestId: string, status: "confirmed" | "held") => ({ id, sessionId: "tx", executionId: "e-tx", requestId, kind: "local.send", text: "hi", status, reason: null, createdAtMs: 7 });
+    const sent = await store.recordSend(send("fx-a", "q1", "confirmed"), { text: "hi" }, () => undefined);
+    expect(sent).toMatchObject({ id: "fx-a", status: "confirmed" });
+    expect(await store.getEvent(sent.eventId!)).toMatchObject({ sessionId: "tx", direction: "out", effectId: "fx-a", payload: { text: "hi" }, receivedAtMs: 7 });
+    // Two sends of one request identity at once: one effect, both answered with it, no second event.
+    const [x, y] = await Promise.all([store.recordSend(send("fx-b", "q2", "confirmed"), { text: "hi" }, () => undefined), store.recordSend(send("fx-c", "q2", "confirmed"), { text: "hi" }, () => undefined)]);
+    expect(x.id).toBe(y.id);
+    expect(x.eventId).toBe(y.eventId);
+    // A raced retry returns the first without asking the check; a held send makes no event.
+    expect(await store.recordSend(send("fx-d", "q1", "confirmed"), { text: "hi" }, () => { throw new Error("not asked"); })).toMatchObject({ id: "fx-a" });
+    expect(await store.recordSend(send("fx-e", "q3", "held"), null, () => undefined)).toMatchObject({ id: "fx-e", status: "held", eventId: null });
+    await expect(store.recordSend(send("fx-f", "q4", "confirmed"), { text: "hi" }, () => { throw new Error("scope"); })).rejects.toThrow("scope");
+    expect(await store.findEffect("e-tx", "q4")).toBeUndefined();
+    expect((await store.pendingInputs("tx")).length).toBe(0);
+
+    const item = { sessionId: "tx", executionId: "e-tx", requestId: "q5", purpose: "p", reason: "r", evidenceRefs: [], createdAtMs: 1 };
+    const [o1, o2] = await Promise.all([store.originateWorkItem({ ...item, id: "wi-a" }), store.originateWorkItem({ ...item, id: "wi-b" })]);
+    expect([o1.row.id, o2.row.id]).toEqual([o1.row.id, o1.row.id]);
+    expect([o1.created, o2.created].sort()).toEqual([false, true]);
+    const seen: unknown[] = [];
+    const assess = (outcome: "deferred" | "changed", requestId: string) =>
+      store.assessWorkItem({ workItemId: o1.row.id, sessionId: "tx", executionId: "e-tx", requestId, outcome, atMs: 9 }, (row) => {
+        seen.push(row?.status);
+        if (row?.status === "closed") throw new Error("closed");
+      });
+    expect(await assess("deferred", "q6")).toMatchObject({ status: "open", outcome: "deferred" });
+    // Of two closing at once, the second sees the first's outcome.
+    const both = await Promise.allSettled([assess("changed", "q7"), assess("changed", "q8")]);
+    expect(both.map((r) => r.status).sort()).toEqual(["fulfilled", "rejected"]);
+    expect(seen).toEqual(["open", "open", "closed"]);
+    await expect(store.assessWorkItem({ workItemId: "none", sessionId: "tx", executionId: "e-tx", requestId: "q9", outcome: "changed", atMs: 9 }, (row) => {
+      if (!row) throw new Error("no item");
+    })).rejects.toThrow("no item");
+  });
+
+  test("header observation: the plan reads the chain with the adopted sources; observations at once append once; a current header writes nothing", async (ctx) => {
+    const { store } = subject(ctx);
+    const s = "obs";
+    await store.insertCandidate({ id: "c-obs", sessionId: s, executionId: "e", requestId: "q-obs", target: "style", text: "terse", digest: "do", stagedAtMs: 1, scopeKind: "session", scopeSessionId: s });
+    await store.insertAdoption({ operationId: "op-obs", candidateId: "c-obs", target: "style", scopeKind: "session", scopeSessionId: s, sessionId: s, executionId: "e", requestId: "q-obs2", step: 1, reply: {}, adoptedAtMs: 2 });
+    const global = await store.currentSources({ kind: "global" });
+    const seen: Array<{ links: number; own: string[]; global: number }> = [];
+    // Pin when there is no header yet, from the adopted sources the plan is given.
+    const pinIfNone: HeaderPlan<number> = (chain, adopted) => {
+      seen.push({ links: chain.length, own: adopted.own.map((x) => x.text), global: adopted.global.length });
+      const text = adopted.own.map((x) => x.text).join("");
+      return { append: chain.length === 0 ? { type: "header_pin", digest: "pd", record: { text, digest: "pd" } } : null, result: chain.length };
+    };
+    const results = await Promise.all([1, 2, 3].map(() => store.observeHeader(s, pinIfNone, 10)));
+    // One pin landed; the observations that came second read it (under the write, where they had read none before).
+    expect(await store.headerChain(s)).toEqual([{ text: "terse", digest: "pd" }]);
+    expect(results.filter((r) => r === 0)).toHaveLength(1);
+    expect(seen.every((x) => x.own.join() === "terse" && x.global === global.length)).toBe(true);
+    const asked = seen.length;
+    expect(await store.observeHeader(s, pinIfNone, 11)).toBe(1);
+    expect(seen.length).toBe(asked + 1);
+    expect((await store.headerRows(s)).map((r) => [r.type, r.digest])).toEqual([["header_pin", "pd"]]);
+  });
+
+  test("orientation: a staging repeated or refused, an adoption recorded with its session's header revision in one write, answered again by its operation id", async (ctx) => {
+    const { store } = subject(ctx);
+    const s = "ad";
+    const cand = { id: "c-ad", sessionId: s, executionId: "e", requestId: "q", target: "tone", text: "calm", digest: "dc", stagedAtMs: 1, scopeKind: "session" as const, scopeSessionId: s };
+    expect(await store.stageCandidate(cand, () => undefined)).toMatchObject({ created: true, row: { id: "c-ad", status: "staged" } });
+    expect(await store.stageCandidate({ ...cand, text: "other" }, (existing) => expect(existing.text).toBe("calm"))).toMatchObject({ created: false, row: { text: "calm" } });
+    await expect(store.stageCandidate({ ...cand, id: "c-ad2" }, () => undefined).then(() => store.stageCandidate({ ...cand, id: "c-ad2" }, () => { throw new Error("conflict"); }))).rejects.toThrow("conflict");
+    await store.appendHeaderRecord({ sessionId: s, type: "header_pin", digest: "p0", record: { text: "", digest: "p0" }, atMs: 1 });
+    const seen: Array<{ links: number; own: string[] }> = [];
+    const rules = {
+      repeat: (done: { candidateId: string }) => expect(done.candidateId).toBe("c-ad"),
+      candidate: (c: { id: string } | undefined) => {
+        if (!c) throw new Error("none");
+      },
+      // The plan sees the chain and the sources with this adoption in them; it appends a revision.
+      header: (chain: unknown[], adopted: { own: Array<{ text: string }> }) => {
+        seen.push({ links: chain.length, own: adopted.own.map((x) => x.text) });
+        return { append: { type: "header_revision" as const, digest: "r1", record: { digest: "r1" } }, result: "r1" };
+      },
+      reply: (c: { target: string }, digest: string | null) => ({ target: c.target, header_digest: digest }),
+    };
+    const adoption = { operationId: "op-ad", candidateId: "c-ad", sessionId: s, executionId: "e", requestId: "q2", step: 2, adoptedAtMs: 3 };
+    expect(await store.adoptCandidate(adoption, rules, 4)).toEqual({ target: "tone", header_digest: "r1" });
+    expect(seen).toEqual([{ links: 1, own: ["calm"] }]);
+    expect((await store.getCandidate("c-ad"))!.status).toBe("adopted");
+    expect(await store.findAdoption("op-ad")).toMatchObject({ step: 2, target: "tone", scopeKind: "session", scopeSessionId: s, reply: { target: "tone", header_digest: "r1" } });
+    expect((await store.headerRows(s)).map((r) => [r.type, r.digest])).toEqual([["header_pin", "p0"], ["header_revision", "r1"]]);
+    // Again by its operation id: the recorded reply, nothing observed or written again.
+    expect(await store.adoptCandidate(adoption, rules, 5)).toEqual({ target: "tone", header_digest: "r1" });
+    expect(seen).toHaveLength(1);
+    // A refusal writes nothing.
+    await expect(store.adoptCandidate({ ...adoption, operationId: "op-none", candidateId: "none" }, rules, 6)).rejects.toThrow("none");
+    expect(await store.findAdoption("op-none")).toBeUndefined();
+    expect(await store.headerRows(s)).toHaveLength(2);
+  });
+
   test("peers and peer requests: open, ask, answer once, cancel pending ones at stop, counted per peer", async (ctx) => {
     const { store } = subject(ctx);
     await store.insertPeer({ id: "p1", sessionId: "peer-s", openerSessionId: "op-s", openerExecutionId: "e", mode: "m", evidence: [], openedAtMs: 1 });
@@ -293,6 +414,52 @@ describe.each(["sqlite", "postgres"] as const)("Store on %s", (dialect) => {
     expect((await store.peersOpenedBy("op-s")).map((p) => p.id)).toEqual(["p1"]);
   });
 
+  test("peer exchanges: open under the cap, a send admitted and woken once, answered once, declined by the peer, stopped with its pending requests", async (ctx) => {
+    const { store } = subject(ctx);
+    const counts: number[] = [];
+    const peer = await store.openPeer({ id: "px", sessionId: "px-s", openerSessionId: "px-o", openerExecutionId: "e", mode: "independent", evidence: [], openedAtMs: 1 }, (n) => void counts.push(n));
+    expect(peer).toMatchObject({ id: "px", status: "open" });
+    await expect(store.openPeer({ id: "px2", sessionId: "px2-s", openerSessionId: "px-o", openerExecutionId: "e", mode: "independent", evidence: [], openedAtMs: 1 }, () => { throw new Error("cap"); })).rejects.toThrow("cap");
+    expect(await store.getPeer("px2")).toBeUndefined();
+    await store.createWait({ id: "w-px", sessionId: "px-s", executionId: "e-peer", reason: "r", seconds: null, nowMs: 1 });
+    const input = (text: string) => ({ payload: { text }, attention: { forced: true } });
+    const send = (requestId: string) =>
+      store.sendPeerRequest(
+        { requestId, peerId: "px", fromSessionId: "px-o", content: "q?", evidence: [], sentByExecutionId: "e", sentAtMs: 2 },
+        { repeat: () => undefined, peer: (p) => expect(p?.id).toBe("px"), input: () => input("q?") },
+      );
+    // Two sends of one identity at once: one request, one input, the wait woken once.
+    const [a, b] = await Promise.all([send("r1"), send("r1")]);
+    expect(a.row.id).toBe(b.row.id);
+    const admitted = [a, b].flatMap((x) => (x.admitted ? [x.admitted] : []));
+    expect(admitted).toHaveLength(1);
+    expect(admitted[0]!.event).toMatchObject({ sessionId: "px-s", source: "peer", payload: { text: "q?" }, attention: { forced: true } });
+    expect(admitted[0]!.woken.map((w) => [w.id, w.wokenBy])).toEqual([["w-px", `event:${admitted[0]!.event.id}`]]);
+    expect(a.row).toMatchObject({ toSessionId: "px-s", eventId: admitted[0]!.event.id, status: "pending" });
+    const answered = await store.answerPeerRequest({ toSessionId: "px-s", requestId: "r1", result: { ok: 1 }, executionId: "e-peer", atMs: 3 }, { check: (r) => expect(r?.status).toBe("pending"), input: (r) => input(`answer to ${r.requestId}`) });
+    expect(answered.row).toMatchObject({ status: "answered", result: { ok: 1 }, resultEventId: answered.admitted.event.id });
+    expect(answered.admitted.event).toMatchObject({ sessionId: "px-o", payload: { text: "answer to r1" } });
+    await expect(store.answerPeerRequest({ toSessionId: "px-s", requestId: "r1", result: {}, executionId: "e-peer", atMs: 4 }, { check: (r) => { if (r?.status !== "pending") throw new Error("answered"); }, input: () => input("x") })).rejects.toThrow("answered");
+    // Declined by the peer: the opener is told; cancelled again: answered as it is.
+    await send("r2");
+    const rules = { check: (r: { status: string } | undefined) => r!.status !== "cancelled", scope: () => undefined, input: () => input("cancelled") };
+    const declined = await store.cancelPeerRequest({ sessionId: "px-s", requestId: "r2", executionId: "e-peer", atMs: 5 }, rules);
+    expect(declined.row).toMatchObject({ status: "cancelled", cancelledBy: "peer" });
+    expect(declined.admitted?.event).toMatchObject({ sessionId: "px-o", payload: { text: "cancelled" } });
+    expect((await store.cancelPeerRequest({ sessionId: "px-s", requestId: "r2", executionId: "e-peer", atMs: 6 }, rules)).admitted).toBeNull();
+    // Withdrawn by the opener: nothing for anyone.
+    await send("r3");
+    const withdrawn = await store.cancelPeerRequest({ sessionId: "px-o", requestId: "r3", executionId: "e", atMs: 7 }, rules);
+    expect([withdrawn.row.cancelledBy, withdrawn.admitted]).toEqual(["opener", null]);
+    await send("r4");
+    await expect(store.stopPeer("px", { drain: true, executionId: "e", atMs: 8 }, () => { throw new Error("scope"); })).rejects.toThrow("scope");
+    expect((await store.getPeer("px"))!.status).toBe("open");
+    expect((await store.stopPeer("px", { drain: true, executionId: "e", atMs: 8 }, () => undefined)).map((r) => r.requestId)).toEqual(["r4"]);
+    expect((await store.getPeer("px"))!.status).toBe("stopping");
+    expect(await store.stopPeer("px", { drain: false, executionId: "e", atMs: 9 }, () => undefined)).toEqual([]);
+    expect(await store.getPeer("px")).toMatchObject({ status: "stopped", stoppedBy: "hard" });
+  });
+
   test("remote namespaces: one open per session and target, generations and operations closed once, recovered after a crash", async (ctx) => {
     const { store } = subject(ctx);
     await store.insertNamespace({ id: "ns1", sessionId: "rm", target: "box", openedByExecutionId: "e", openedAtMs: 1 });
@@ -308,6 +475,36 @@ describe.each(["sqlite", "postgres"] as const)("Store on %s", (dialect) => {
     expect(await store.closeNamespace("ns1", "closed", 8)).toBe(true);
     expect(await store.closeNamespace("ns1", "closed", 9)).toBe(false);
     expect((await store.openNamespaces()).map((n) => n.id)).not.toContain("ns1");
+    // A first generation with its namespace, a later one alone, and a close of both in one write.
+    const gen = (g: string, at: number) => ({ namespaceId: "ns2", generation: g, target: "box", remotePid: 7, localPid: 8, runtimeDigest: "rd", runtimeCopied: false, python: "3.11", startedAtMs: at });
+    expect(await store.recordGeneration({ id: "ns2", sessionId: "rm", target: "box", openedByExecutionId: "e", openedAtMs: 10 }, gen("g-1", 10))).toMatchObject({ generation: "g-1" });
+    expect((await store.openNamespace("rm", "box"))?.id).toBe("ns2");
+    await store.recordGeneration(null, gen("g-2", 11));
+    expect((await store.latestGeneration("ns2"))?.generation).toBe("g-2");
+    await expect(store.recordGeneration({ id: "ns2", sessionId: "rm", target: "box", openedByExecutionId: "e", openedAtMs: 12 }, gen("g-3", 12))).rejects.toThrow();
+    expect((await store.latestGeneration("ns2"))?.generation).toBe("g-2");
+    await store.closeWithGeneration("ns2", "g-2", "ex-close", 13);
+    expect(await store.latestGeneration("ns2")).toMatchObject({ generation: "g-2", endReason: "closed", endedAtMs: 13 });
+    expect(await store.getNamespace("ns2")).toMatchObject({ status: "closed", closedBy: "ex-close", closedAtMs: 13 });
+  });
+
+  test("a session taken over: its running cells failed host_lost, their unanswered requests and its running model requests closed, one incident; other sessions untouched", async (ctx) => {
+    const { store } = subject(ctx);
+    const s = "taken";
+    await store.startExecution({ id: "ex-taken", sessionId: s, generation: "g-1", code: "x", startedAtMs: 1 });
+    await store.startExecution({ id: "ex-other", sessionId: "not-taken", generation: "g-1", code: "x", startedAtMs: 1 });
+    const asked = await store.recordRequest(s, { executionId: "ex-taken", requestId: "rq", method: "runtime.inspect", request: {}, requestedAtMs: 2 });
+    const pin = await store.appendHeaderRecord({ sessionId: s, type: "header_pin", digest: "p", record: { text: "", digest: "p" }, atMs: 1 });
+    await store.startModelRequest(request(s, "mr-taken", pin));
+    const previous = { hostId: "gone-host", epoch: 4 };
+    expect(await store.recoverSession(s, previous, "host_failover", 50)).toEqual({ lost: ["ex-taken"], requests: ["mr-taken"], unanswered: [asked] });
+    expect(await store.getExecution("ex-taken")).toMatchObject({ status: "failed", error: "host_lost", endedBy: "host_lost", endedAtMs: 50, failure: { reason: "host_lost", host_id: "gone-host", epoch: 4 } });
+    expect((await store.getExecution("ex-other"))!.status).toBe("running");
+    expect((await store.hostRequestsOf("ex-taken"))[0]).toMatchObject({ reply: { kind: "error", code: "host_lost", sent: false }, repliedAtMs: 50 });
+    expect(await store.modelRequestById("mr-taken")).toMatchObject({ status: "error", error: { code: "host_failover" }, endedAtMs: 50 });
+    // Nothing left: a restart's takeover says nothing, a failover's still says it happened.
+    expect(await store.recoverSession(s, previous, "host_restart", 51)).toEqual({ lost: [], requests: [], unanswered: [] });
+    expect(await store.recoverSession(s, previous, "host_failover", 52)).toEqual({ lost: [], requests: [], unanswered: [] });
   });
 
   test("fencing: with the lease's key a session's writes land; after another host takes the lease they fail with LEASE_LOST and write nothing", async (ctx) => {

@@ -65,7 +65,7 @@ describe.skipIf(!jaeger)("telemetry to a real Jaeger (C18)", () => {
       { text: "That failed; stopping." },
     );
     const { host, close } = await drivenHost({ OTEL_EXPORTER_OTLP_ENDPOINT: jaeger!.otlpHttp });
-    expect(host.status()).toMatchObject({ telemetry: { endpoint: `${jaeger!.otlpHttp}/v1/traces`, protocol: "http/protobuf", capture_content: false } });
+    expect(await host.status()).toMatchObject({ telemetry: { endpoint: `${jaeger!.otlpHttp}/v1/traces`, protocol: "http/protobuf", capture_content: false } });
     await say(host, "hi there");
     await say(host, "again");
     const requests = host.db.select().from(modelRequests).orderBy(modelRequests.startedAtMs, modelRequests.id).all();
@@ -176,7 +176,7 @@ describe.skipIf(!jaeger)("telemetry to a real Jaeger (C18)", () => {
     expect(cells.map((c) => c.status)).toEqual(Array(steps).fill("ok"));
     // 1 turn + 7 requests + 6 cells: each span is exported, fails, and is counted.
     const spans = 1 + (steps + 1) + steps;
-    expect((host.status() as { telemetry: unknown }).telemetry).toMatchObject({ exported: 0 });
+    expect(((await host.status()) as { telemetry: unknown }).telemetry).toMatchObject({ exported: 0 });
     // The counts outlive the host (its log is closed after stop): read them from its telemetry.
     const telemetry = host.telemetry!;
     await close();

@@ -60,7 +60,7 @@ describe.each(["chat", "responses", "anthropic"] as const)("%s route", (api) => 
     const third = server.requests[2]!.body;
     expect(third).toContain(wire);
     expect(server.requests[2]!.shared_prefix_bytes).toBeGreaterThan(second.indexOf(wire) + wire.length);
-    for (const row of host.db.select().from(modelRequests).all()) expect(sha(reassembleRequest(host.db, host.sqlite, row).text)).toBe(row.bodyDigest);
+    for (const row of host.db.select().from(modelRequests).all()) expect(sha((await reassembleRequest(host.store, row)).text)).toBe(row.bodyDigest);
   }, 120_000);
 
   test("no images: the image line only, never the bytes", async () => {

@@ -48,10 +48,10 @@ function rows(host: Host) {
 }
 
 /** Every request re-assembled from the log alone has the digest on its row, which is the digest of what the server received. */
-function expectReassembles(host: Host) {
+async function expectReassembles(host: Host) {
   const all = rows(host);
   const ok = all.filter((r) => r.status !== "error" || r.error);
-  for (const row of ok) expect(sha(reassembleRequest(host.db, host.sqlite, row).text)).toBe(row.bodyDigest);
+  for (const row of ok) expect(sha((await reassembleRequest(host.store, row)).text)).toBe(row.bodyDigest);
   return all;
 }
 
@@ -91,7 +91,7 @@ describe("model turns (C10)", () => {
     const pins = host.db.select().from(headerRecords).where(eq(headerRecords.type, "header_pin")).all().filter((p) => p.sessionId === "root");
     expect(pins.map((p) => (p.record as { reason: string }).reason)).toEqual(["session_start", "fold"]);
 
-    const all = expectReassembles(host);
+    const all = await expectReassembles(host);
     expect(all).toHaveLength(6);
     expect(all.every((r) => r.status === "ok")).toBe(true);
     // What the server received is what the rows say was sent, and the shared-prefix figure is the server's.
@@ -119,7 +119,7 @@ describe("model turns (C10)", () => {
     const { host } = await drivenHost({ api, base_url: api === "anthropic" ? server.url : `${server.url}/v1` });
     server.push({ text: "Two cells.", calls: [{ code: "a = 20" }, { code: "a * 2 + 2" }] }, { text: "It is 42." });
     await say(host, "compute something");
-    const all = expectReassembles(host);
+    const all = await expectReassembles(host);
     expect(all.map((r) => [r.api, r.status])).toEqual([[api, "ok"], [api, "ok"]]);
     all.forEach((row, i) => expect(sha(server!.requests[i]!.body)).toBe(row.bodyDigest));
     expect(all[1]!.usage).toMatchObject({ shape: api === "anthropic" ? "anthropic" : "openai_responses", cached_prompt_tokens: expect.any(Number) });
@@ -173,7 +173,7 @@ describe("model turns (C10)", () => {
     expect(server.requests[1]!.body).toContain("peer request q1 from root");
     const rootSecond = server.requests.find((r, i) => i > 1 && r.body.includes("Delegating."))!;
     expect(rootSecond.body).toContain(`peer result q1 from ${peer}`);
-    expectReassembles(host);
+    await expectReassembles(host);
   });
 
   test("429 and 5xx are retried by the client and counted on the row", async () => {
@@ -219,7 +219,7 @@ describe("model turns (C10)", () => {
     expect(tools[1]).toContain("not run: the arguments are not valid JSON");
     expect(tools[2]).toMatch(/ran .*\]\n2\n$/);
     expect(host.db.select().from(transcriptRecords).all().map((r) => r.kind)).toEqual(["input", "reply", "refusal", "refusal", "cell", "reply"]);
-    expectReassembles(host);
+    await expectReassembles(host);
   });
 
   test("max_cells_per_turn ends the turn with an incident and a wait", async () => {
@@ -243,7 +243,7 @@ describe("model turns (C10)", () => {
     for (const r of server.requests) expect(Math.ceil(Buffer.byteLength(r.body) / 4)).toBeLessThanOrEqual(0.8 * 3000 + 600);
     const folded = rows(host).find((r) => r.frontierId === f!.id)!;
     expect(Math.ceil(folded.bodyBytes / 4)).toBeLessThan(0.8 * 3000);
-    expectReassembles(host);
+    await expectReassembles(host);
   });
 
   test("a budget fold sizes the body that will be sent: every fold lands under 50%, and steady growth folds at most ceil(growth / 30%) times (issue 19 item 5)", async () => {
@@ -270,7 +270,7 @@ describe("model turns (C10)", () => {
     const unfolded = serializeBody(buildRequestBody(last.profile as Route, assembleMessages({ header, frontier: null, records: loadTranscript(host.sqlite, last.sessionId, 0, last.throughSeq) })));
     const growth = Math.ceil(Buffer.byteLength(unfolded) / 4) - Math.ceil(first.bodyBytes / 4);
     expect(budget.length).toBeLessThanOrEqual(Math.ceil(growth / (0.3 * context)));
-    expectReassembles(host);
+    await expectReassembles(host);
   });
 
   test("an anthropic route's shared_prefix_bytes reads the messages without the moving cache_control marker (issue 19 item 11)", async () => {
@@ -314,6 +314,6 @@ describe("model turns (C10)", () => {
     expect(tool.content).toMatch(/\[status: (failed|interrupted)/);
     expect(second.host.db.select().from(transcriptRecords).all().map((r) => r.kind)).toEqual(["input", "reply", "cell", "reply"]);
     expect(readFileSync(marker, "utf8")).toBe("run\n");
-    expectReassembles(second.host);
+    await expectReassembles(second.host);
   });
 });

@@ -12,12 +12,19 @@ import { launchChromium } from "./chromium";
 import { CLI, HOST_DIR, klbrRun, type Run } from "./cli-run";
 import { removeTree, tempDir } from "./helpers";
 import { stopDaemon } from "./processes";
+import { seedWebSession } from "./web-seed";
 import { buildWebAssets, startWebDaemon, type WebDaemon } from "./web-support";
+import { startWebServer } from "../src/web/server";
+import { dataLayout } from "../src/paths";
 
 const TOKEN = "web-test-token-0123456789abcdef";
 const SCREENSHOT = join(HOST_DIR, "..", "..", "docs", "web-session.png");
 const HOSTILE_SCRIPT = "<script>window.__pwned = 1</script>";
 const HOSTILE_IMG = '<img src=x onerror="window.__pwned = 2">';
+/** routes.json's prices of the scripted route, USD per million tokens. */
+const PRICES = { input: 3, output: 15, cache_read: 0.3, cache_write: 3.75 };
+/** How the page writes an amount: cents from a cent up, four significant digits below. */
+const usdText = (n: number) => (n >= 0.01 ? `$${n.toFixed(2)}` : `$${Number(n.toPrecision(4))}`);
 
 let server: ScriptedServer;
 let dataDir: string;
@@ -28,6 +35,11 @@ let browser: Browser | null = null;
 let gates = 0;
 const children: ChildProcess[] = [];
 const consoleErrors: string[] = [];
+/** Every URL a page asked for that is not this server's own (works offline: no CDN, nothing fetched elsewhere). */
+const elsewhere: string[] = [];
+let ownRequests = 0;
+/** The origins of the web servers this test started. */
+const ours = new Set<string>();
 
 const common = () => ["--data-dir", dataDir, "--workspace", workspace];
 const env = () => ({ ...process.env, KLBR_WEB_TOKEN: TOKEN, KLBR_WEB_ASSETS: assets });
@@ -64,6 +76,12 @@ async function newPage(): Promise<Page> {
     if (m.type() === "error") consoleErrors.push(`${page.url()}: ${m.text()}`);
   });
   page.on("pageerror", (e) => consoleErrors.push(`${page.url()}: ${e.message}`));
+  page.on("request", (r) => {
+    const url = new URL(r.url());
+    if (url.protocol === "data:") return;
+    if (ours.has(url.origin)) ownRequests++;
+    else elsewhere.push(r.url());
+  });
   return page;
 }
 
@@ -77,6 +95,27 @@ function logRows<T>(sql: string): T[] {
   }
 }
 
+type Usage = { prompt_tokens: number; completion_tokens: number; cached_prompt_tokens?: number; cache_write_tokens?: number };
+const KINDS = ["input", "cache_read", "cache_write", "output"] as const;
+
+/** The tokens of each kind a request is billed for, from the log's usage: plain input is the prompt less its cache reads and writes. */
+function billed(u: Usage): Record<(typeof KINDS)[number], number> {
+  const read = u.cached_prompt_tokens ?? 0;
+  const write = u.cache_write_tokens ?? 0;
+  return { input: u.prompt_tokens - read - write, cache_read: read, cache_write: write, output: u.completion_tokens };
+}
+
+/** The cost at PRICES and the formula the page should show for it, worked out here (the test's own arithmetic). */
+function expectedCost(u: Usage): { usd: number; formula: string } {
+  const tokens = billed(u);
+  const terms = KINDS.filter((k) => tokens[k] > 0);
+  const usd = terms.reduce((sum, k) => sum + (tokens[k] * PRICES[k]) / 1e6, 0);
+  return { usd, formula: `(${terms.map((k) => `${tokens[k].toLocaleString("en-US")} ${k} × $${PRICES[k]}`).join(" + ")}) / 1,000,000 = $${Number(usd.toPrecision(6))}` };
+}
+
+const usagesOfRoot = () => logRows<{ id: string; usage: string }>("SELECT id, usage FROM model_requests WHERE session_id = 'root' ORDER BY started_at_ms, id").map((r) => ({ id: r.id, usage: JSON.parse(r.usage) as Usage }));
+const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+
 beforeAll(async () => {
   dataDir = tempDir("klbr-web-");
   workspace = tempDir("klbr-webw-");
@@ -86,12 +125,13 @@ beforeAll(async () => {
     join(dataDir, "routes.json"),
     JSON.stringify({
       default: "scripted",
-      routes: [{ name: "scripted", api: "chat", base_url: `${server.url}/v1`, model: "scripted-1", api_key_env: null, context_tokens: 200_000, prices: { input: 3, output: 15, cache_read: 0.3, cache_write: 3.75 } }],
+      routes: [{ name: "scripted", api: "chat", base_url: `${server.url}/v1`, model: "scripted-1", api_key_env: null, context_tokens: 200_000, prices: PRICES }],
     }),
   );
   expect((await klbrRun([...common(), "init"])).code).toBe(0);
   daemon = await startWebDaemon([...common(), "serve", "--web", "127.0.0.1:0"], env());
   children.push(daemon.child);
+  ours.add(new URL(daemon.url).origin);
   // A model turn: a reply with a cell whose output is hostile markup, then a reply that ends the turn.
   server.push(
     { text: "Let me look <b>around</b>.", calls: [{ code: `print(${JSON.stringify(HOSTILE_SCRIPT)})\nprint(${JSON.stringify(HOSTILE_IMG)})\n6 * 7` }] },
@@ -103,6 +143,13 @@ beforeAll(async () => {
   server.push({ text: "Folding.", calls: [{ code: "f = await runtime.frontier_select()\nf['installs']" }] }, { text: "Folded." });
   expect((await klbrRun([...common(), "say", "fold now"])).code).toBe(0);
   await until(() => logRows<{ n: number }>("SELECT count(*) AS n FROM model_requests WHERE status = 'ok'")[0]!.n === 4 && logRows("SELECT 1 FROM executions WHERE status = 'running'").length === 0);
+  // A third turn whose cell adopts orientation (C11): the header revision it observes is carried by the request after it (C5).
+  server.push(
+    { text: "Adopting.", calls: [{ code: "await runtime.orientation_stage('c-web', 'Prefer short answers.', 'style')\n(await runtime.orientation_adopt('c-web', 'op-web-1'))['digest']" }] },
+    { text: "Adopted." },
+  );
+  expect((await klbrRun([...common(), "say", "adopt a style"])).code).toBe(0);
+  await until(() => logRows<{ n: number }>("SELECT count(*) AS n FROM model_requests WHERE status = 'ok'")[0]!.n === 6 && logRows("SELECT 1 FROM executions WHERE status = 'running'").length === 0);
   browser = await launchChromium();
 }, 240_000);
 
@@ -140,9 +187,24 @@ describe("klbr web (C23) in chromium", { timeout: 240_000 }, () => {
     const row = page.locator('tr[data-session="root"]');
     await row.waitFor();
     const cells = await row.locator("td").allInnerTexts();
+    // The log's own figures for the row, read after the page was served (the daemon is idle).
+    const usages = usagesOfRoot().map((r) => r.usage);
+    const [lease] = logRows<{ host_id: string | null }>("SELECT host_id FROM leases WHERE session_id = 'root'");
+    const [newest] = logRows<{ generation: string }>("SELECT generation FROM executions WHERE session_id = 'root' ORDER BY started_at_ms DESC, rowid DESC LIMIT 1");
+    const [last] = logRows<{ at: number }>(
+      `SELECT max(at) AS at FROM (SELECT max(coalesce(ended_at_ms, started_at_ms)) AS at FROM executions WHERE session_id = 'root'
+       UNION ALL SELECT max(coalesce(ended_at_ms, started_at_ms)) FROM model_requests WHERE session_id = 'root'
+       UNION ALL SELECT max(received_at_ms) FROM events WHERE session_id = 'root' UNION ALL SELECT max(at_ms) FROM transcript_records WHERE session_id = 'root')`,
+    );
+    const n = (x: number) => x.toLocaleString("en-US");
     expect(cells[0]).toBe("root");
-    expect(cells[6]).toBe("4"); // requests: two turns of two
-    expect(cells[8]).toMatch(/^\$\d/); // priced: routes.json has prices
+    expect(cells[1]).toBe("ready"); // the daemon's state of the session's workbench
+    expect(cells[2]).toBe(lease?.host_id ?? "–");
+    expect(cells[3]).toBe(newest!.generation);
+    expect(cells[4]).toBe(`${new Date(last!.at).toISOString().slice(0, 19).replace("T", " ")}Z`);
+    expect(cells[6]).toBe("6"); // requests: three turns of two
+    expect(cells[7]).toBe(`${n(sum(usages.map((u) => u.prompt_tokens)))} / ${n(sum(usages.map((u) => u.completion_tokens)))} / ${n(sum(usages.map((u) => u.cached_prompt_tokens ?? 0)))}`);
+    expect(cells[8]).toBe(usdText(sum(usages.map((u) => expectedCost(u).usd)))); // routes.json's prices, the test's arithmetic
     await page.close();
   });
 
@@ -152,14 +214,27 @@ describe("klbr web (C23) in chromium", { timeout: 240_000 }, () => {
     await page.locator('tr[data-session="root"] a').click();
     await page.waitForURL(/\/sessions\/root$/);
     const rows = logRows<{ id: string; usage: string }>("SELECT id, usage FROM model_requests ORDER BY started_at_ms, id");
-    expect(rows).toHaveLength(4);
+    expect(rows).toHaveLength(6);
     for (const r of rows) {
-      const usage = JSON.parse(r.usage) as Record<string, number>;
+      const usage = JSON.parse(r.usage) as Usage & Record<string, number>;
       const summary = page.locator(`details[data-request="${r.id}"] > summary`);
       for (const key of ["prompt_tokens", "completion_tokens", "cached_prompt_tokens"]) {
         expect([r.id, key, await summary.locator(`[data-usage="${key}"] b`).innerText()]).toEqual([r.id, key, usage[key]!.toLocaleString("en-US")]);
       }
+      // The cache share (cache reads over the whole prompt), and the cost with its formula from routes.json's prices.
+      const share = `${((100 * (usage.cached_prompt_tokens ?? 0)) / usage.prompt_tokens).toFixed(1)}%`;
+      expect([r.id, await summary.locator('[data-usage="cache_share"] b').innerText()]).toEqual([r.id, share]);
+      const cost = expectedCost(usage);
+      expect([r.id, await summary.locator(".figure.cost b").innerText()]).toEqual([r.id, usdText(cost.usd)]);
+      expect([r.id, await page.locator(`details[data-request="${r.id}"] > p.formula`).textContent()]).toEqual([r.id, `cost = ${cost.formula}`]);
+      // The chart: this request's pair of bars, cache read beside plain input.
+      const bars = await page.locator("figure.usage-chart rect.bar title").allTextContents();
+      expect(bars.filter((t) => t.startsWith(`${r.id}: `))).toEqual([`${r.id}: cache read ${(usage.cached_prompt_tokens ?? 0).toLocaleString("en-US")} tokens`, `${r.id}: input ${billed(usage).input.toLocaleString("en-US")} tokens`]);
     }
+    // The session's formula by route: the summed tokens at the route's prices.
+    const totals = usagesOfRoot().map((u) => billed(u.usage));
+    const summed = expectedCost({ prompt_tokens: sum(totals.map((t) => t.input + t.cache_read + t.cache_write)), completion_tokens: sum(totals.map((t) => t.output)), cached_prompt_tokens: sum(totals.map((t) => t.cache_read)), cache_write_tokens: sum(totals.map((t) => t.cache_write)) });
+    expect(await page.locator("details.formulas p.mono").allTextContents()).toEqual([`scripted (6 requests): ${summed.formula}`]);
     // The second request, opened: the operator's input, the first reply's tool call and its result, as sent.
     const second = page.locator(`details[data-request="${rows[1]!.id}"]`);
     await second.locator("summary").click();
@@ -174,8 +249,15 @@ describe("klbr web (C23) in chromium", { timeout: 240_000 }, () => {
     expect(await page.locator("section.cell pre.output img, section.cell pre.output script, .message img, .message script").count()).toBe(0);
     expect(await page.evaluate(() => (globalThis as { __pwned?: number }).__pwned)).toBeUndefined();
     expect(await page.evaluate(() => (globalThis as unknown as { document: { scripts: { length: number } } }).document.scripts.length)).toBe(2); // the data and app.js
-    expect(await page.locator('[data-field="cpu_ms"] b').first().innerText()).toMatch(/^\d+$/);
-    expect(await page.locator("figure.usage-chart rect.bar.read").count()).toBe(4);
+    // Each cell's cpu_ms and peak_rss_bytes as the log holds them (the host measured both).
+    const measured = logRows<{ id: string; cpu_ms: number | null; peak_rss_bytes: number | null }>("SELECT id, cpu_ms, peak_rss_bytes FROM executions WHERE session_id = 'root'");
+    expect(measured).toHaveLength(3);
+    for (const c of measured) {
+      expect([c.id, c.cpu_ms === null, (c.peak_rss_bytes ?? 0) > 0]).toEqual([c.id, false, true]);
+      const head = page.locator(`section.cell[data-cell="${c.id}"] .cell-head`);
+      expect([c.id, await head.locator('[data-field="cpu_ms"] b').innerText(), await head.locator('[data-field="peak_rss_bytes"] b').innerText()]).toEqual([c.id, String(c.cpu_ms), String(c.peak_rss_bytes)]);
+    }
+    expect(await page.locator("figure.usage-chart rect.bar.read").count()).toBe(6);
     await page.close();
   });
 
@@ -195,6 +277,29 @@ describe("klbr web (C23) in chromium", { timeout: 240_000 }, () => {
     expect(await request.locator(".meta").first().innerText()).toContain("(fold)"); // the pin the fold wrote
     // The frontier's block is the first user message the model read after the system header.
     expect(await request.locator(".message").nth(1).innerText()).toContain("## open waits");
+    await page.close();
+  });
+
+  test("header revisions: the request after the cell that adopted orientation carries the revision it observed", async () => {
+    const [obs] = logRows<{ seq: number; digest: string }>("SELECT t.seq, h.digest FROM transcript_records t JOIN header_records h ON h.id = CAST(t.ref AS INTEGER) WHERE t.session_id = 'root' AND t.kind = 'observation'");
+    expect(obs).toBeDefined();
+    const requests = logRows<{ id: string; through_seq: number }>("SELECT id, through_seq FROM model_requests WHERE session_id = 'root' ORDER BY started_at_ms, id");
+    const at = requests.findIndex((r) => r.through_seq >= obs!.seq);
+    expect(at).toBeGreaterThan(0);
+    const page = await newPage();
+    await page.goto(`${origin()}/?token=${TOKEN}`);
+    await page.goto(`${origin()}/sessions/root`);
+    const open = async (id: string) => {
+      const request = page.locator(`details[data-request="${id}"]`);
+      await request.locator("summary").click();
+      await request.locator(".request-detail").waitFor();
+      return request;
+    };
+    const before = await open(requests[at - 1]!.id);
+    expect(await before.locator(".observations").count()).toBe(0);
+    const after = await open(requests[at]!.id);
+    expect(await after.locator(".observations .label").textContent()).toBe("header revisions observed: 1");
+    expect(await after.locator(".observations pre").innerText()).toContain(obs!.digest.slice(0, 19));
     await page.close();
   });
 
@@ -255,18 +360,54 @@ describe("klbr web (C23) in chromium", { timeout: 240_000 }, () => {
     await page.close();
   });
 
-  test("klbr web beside the daemon: the URL first, 401 without it, the same sessions with it", async () => {
-    const web = await startWebDaemon([...common(), "web", "--listen", "127.0.0.1:0"], { ...env(), KLBR_WEB_TOKEN: "" });
+  test("klbr web beside the daemon: 127.0.0.1 by default, the URL first, 401 without it, the same sessions with it", async () => {
+    const web = await startWebDaemon([...common(), "web"], { ...env(), KLBR_WEB_TOKEN: "" });
     children.push(web.child);
     const url = new URL(web.url);
+    // No --listen: loopback, on 8765 or (taken) one of the next ports up.
+    expect(url.hostname).toBe("127.0.0.1");
+    expect(Number(url.port)).toBeGreaterThanOrEqual(8765);
+    expect(Number(url.port)).toBeLessThan(8765 + 20);
     const token = url.searchParams.get("token")!;
     expect(token).toMatch(/^[0-9a-f]{48}$/); // no KLBR_WEB_TOKEN: a fresh one
     expect((await fetch(`${url.origin}/api/sessions`)).status).toBe(401);
     const sessions = (await (await fetch(`${url.origin}/api/sessions`, { headers: { cookie: `klbr_web_${url.port}=${token}` } })).json()) as { daemon: boolean; sessions: Array<{ session_id: string; requests: number }> };
     expect(sessions.daemon).toBe(true);
-    expect(sessions.sessions.find((s) => s.session_id === "root")).toMatchObject({ requests: 4 });
+    expect(sessions.sessions.find((s) => s.session_id === "root")).toMatchObject({ requests: 6 });
     await stopDaemon(web.child, "SIGINT");
     expect(web.child.exitCode).toBe(0);
+  });
+
+  test("a session of 10,000 records: one page of each list, the pager to the oldest, the totals over all", async () => {
+    const big = seedWebSession(10_000, "big");
+    const layout = dataLayout(big);
+    const web = await startWebServer({ database: layout.database, routesFile: layout.routes, controlSocket: layout.controlSocket, token: TOKEN, assetsDir: assets });
+    ours.add(new URL(web.url).origin);
+    try {
+      const page = await newPage();
+      await page.goto(web.url);
+      const row = page.locator('tr[data-session="big"]');
+      await row.waitFor();
+      expect((await row.locator("td").allInnerTexts()).slice(5, 7)).toEqual(["10,000", "10,000"]);
+      await page.goto(`${new URL(web.url).origin}/sessions/big`);
+      const pager = page.locator('nav[data-pager="requests"]');
+      await pager.waitFor();
+      // The newest page of 50 of each, not 10,000 elements.
+      expect(await page.locator("details[data-request]").count()).toBe(50);
+      expect(await page.locator("section.cell").count()).toBe(50);
+      expect(await page.locator("figure.usage-chart rect.bar.read").count()).toBe(50);
+      expect(await pager.innerText()).toContain("page 200 of 200 · 10,000 requests");
+      expect(await page.locator("details[data-request]").last().getAttribute("data-request")).toBe("mr-009999");
+      expect(await page.locator('[data-field="requests"] .value').innerText()).toBe("10,000");
+      await pager.locator("a", { hasText: "first" }).click();
+      await page.waitForURL(/\?requests=1$/);
+      expect(await page.locator("details[data-request]").first().getAttribute("data-request")).toBe("mr-000000");
+      expect(await page.locator("section.cell").last().getAttribute("data-cell")).toBe("ex-009999"); // the cells stay on their newest page
+      await page.close();
+    } finally {
+      await web.close();
+      removeTree(big);
+    }
   });
 
   test("the README screenshot, and no console errors on any page", async () => {
@@ -282,5 +423,8 @@ describe("klbr web (C23) in chromium", { timeout: 240_000 }, () => {
     await page.screenshot({ path: SCREENSHOT, fullPage: true });
     await page.close();
     expect(consoleErrors).toEqual([]);
+    // Works offline: every page asked this host for everything (no CDN, no font or script from elsewhere).
+    expect(elsewhere).toEqual([]);
+    expect(ownRequests).toBeGreaterThan(10);
   });
 });

@@ -1,7 +1,7 @@
 // The web view's entry: the server put the first view's data in the page; render it.
 import { renderSession } from "./session-page";
 import { renderSessions } from "./sessions-page";
-import type { SessionData, SessionsData } from "./types";
+import type { PageData } from "./types";
 
 // The token came in the URL `klbr web` printed; the cookie carries it from here: out of the address bar and history.
 const here = new URL(location.href);
@@ -10,7 +10,7 @@ if (here.searchParams.has("token")) {
   history.replaceState(history.state, "", `${here.pathname}${here.search}${here.hash}`);
 }
 
-const data = JSON.parse(document.getElementById("klbr-data")!.textContent!) as SessionsData | SessionData;
+const data = JSON.parse(document.getElementById("klbr-data")!.textContent!) as PageData;
 const root = document.getElementById("app")!;
 if (data.page === "sessions") renderSessions(root, data);
 else renderSession(root, data);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { recordsAt, routeOf } from "../test/helpers/records.js";
 import { RequestAssembler } from "./assembler.js";
-import { estimateTokens, FOLD_TARGET, planBudgetFold } from "./fold.js";
+import { estimateTokens, FOLD_TARGET, planBudgetFold, planBudgetFoldAsync } from "./fold.js";
 import type { TranscriptRecord } from "./records.js";
 
 const T = Date.UTC(2026, 11, 2);
@@ -39,7 +39,7 @@ describe.each(["chat", "responses", "anthropic"] as const)("planBudgetFold at th
   // The cuts a fold may take: never before a cell or a refusal (their call stays in the same request).
   const cuts = [1, 3, 4, 6, 7];
 
-  it("takes the first cut whose request falls under half the context, and writes a block only for cuts whose records alone do", () => {
+  it("takes the first cut whose request falls under half the context, and writes a block only for cuts whose records alone do", async () => {
     // Every context whose half is within a token of some cut's size (with its block or an empty one).
     const sizes = records.slice(0, -1).flatMap((r) => [sent(r.seq, ""), sent(r.seq, block(r.seq))]);
     const contexts = [...new Set(sizes.flatMap((s) => [2 * s - 2, 2 * s - 1, 2 * s, 2 * s + 1, 2 * s + 2, 2 * s + 3]))].sort((a, b) => a - b);
@@ -52,6 +52,10 @@ describe.each(["chat", "responses", "anthropic"] as const)("planBudgetFold at th
       if (fits !== undefined) reached += 1;
       expect({ context, through }).toEqual({ context, through: fits ?? 7 });
       expect({ context, asked }).toEqual({ context, asked: cuts.filter((c) => c <= (fits ?? 7) && sent(c, "") < target) });
+      // The async plan (a host reading blocks from an async store) cuts at the same record and asks for the same blocks.
+      const askedAsync: number[] = [];
+      const throughAsync = await planBudgetFoldAsync({ route: routeOf(context, api), header, block: async (c) => (askedAsync.push(c), block(c)), records, createdAtMs: T });
+      expect({ context, throughAsync, askedAsync }).toEqual({ context, throughAsync: through, askedAsync: asked });
     }
     expect(reached).toBeGreaterThan(10);
     expect(reached).toBeLessThan(contexts.length);

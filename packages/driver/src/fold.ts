@@ -19,13 +19,13 @@ export function needsBudgetFold(bodyBytes: number, contextTokens: number): boole
 }
 
 /** What a budget fold is planned from: the request that would follow it, before its records are chosen. */
-export interface BudgetFoldInput {
+export interface BudgetFoldInput<B = string> {
   /** The route the request goes to: its tools, options and wire shape are part of the body. */
   route: Route;
   /** The header text the fold pins. */
   header: string;
   /** The frontier block for a fold covering through `seq` (the host writes it; it depends on the cut). */
-  block: (coversThrough: number) => string;
+  block: (coversThrough: number) => B;
   /** The records after the current frontier, in order (the ones the request would carry unfolded). */
   records: readonly TranscriptRecord[];
   /** When the frontier is written (its frame's stamp). */
@@ -42,6 +42,22 @@ export interface BudgetFoldInput {
  * taken: the most the fold can cover.
  */
 export function planBudgetFold(input: BudgetFoldInput): number | null {
+  const plan = foldPlan(input);
+  let step = plan.next();
+  while (!step.done) step = plan.next(input.block(step.value));
+  return step.value;
+}
+
+/** As {@link planBudgetFold}, for a host whose blocks are read from an async log. */
+export async function planBudgetFoldAsync(input: BudgetFoldInput<Promise<string>>): Promise<number | null> {
+  const plan = foldPlan(input);
+  let step = plan.next();
+  while (!step.done) step = plan.next(await input.block(step.value));
+  return step.value;
+}
+
+/** The plan itself: it yields each cut whose block it needs and is given the block back, so one plan serves a sync and an async host. */
+function* foldPlan(input: Omit<BudgetFoldInput<unknown>, "block">): Generator<number, number | null, string> {
   const { route, records } = input;
   const target = FOLD_TARGET * route.context_tokens;
   // Each record's wire items, serialized as the assembler writes them: the body after a cut is the
@@ -61,7 +77,7 @@ export function planBudgetFold(input: BudgetFoldInput): number | null {
     if (next.kind === "cell" || next.kind === "refusal") continue;
     best = records[i]!.seq;
     if (estimateTokens(floor + remaining) >= target) continue;
-    if (estimateTokens(bodyWith(input.block(best)) + remaining) < target) return best;
+    if (estimateTokens(bodyWith(yield best) + remaining) < target) return best;
   }
   return best;
 }

@@ -36,7 +36,7 @@ export type { RouteCallOptions, RouteCallResult } from "./call.js";
 
 // Folds (C12)
 /** Budget folds: the estimate, the trigger and the plan. */
-export { estimateTokens, FOLD_TARGET, FOLD_TRIGGER, needsBudgetFold, planBudgetFold } from "./fold.js";
+export { estimateTokens, FOLD_TARGET, FOLD_TRIGGER, needsBudgetFold, planBudgetFold, planBudgetFoldAsync } from "./fold.js";
 /** The frontier block from section providers. */
 export { composeFrontierBlock } from "./frontier.js";
 /** One section of a frontier block. */

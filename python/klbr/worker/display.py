@@ -10,8 +10,8 @@ later: each display is one frame, written when it is made, bounded:
 * a bundle whose frame would pass 1 MiB is sent as ``text/plain`` (cut to fit when it alone is too
   big) with ``metadata["klbr/omitted"] = {mime: bytes}``: the raw size of each representation left
   out (decoded bytes for images, UTF-8 bytes for text, the bytes cut for a cut ``text/plain``);
-* at most 32 displays per cell; the rest are counted (without being formatted) and reported as the
-  completion's ``displays_dropped``.
+* at most 32 displays per cell; the rest are counted (without being formatted; the last value is,
+  as only its bundle says whether it is a display) and reported as the completion's ``displays_dropped``.
 
 Displays from the cell's own threads count for it (as its output does); a task an earlier cell
 started is not this cell's, and a forked child never sends. Sending holds ``_lock``, which
@@ -382,9 +382,11 @@ class Displays:
         with self._lock:
             if self._op != operation_id:
                 return
-            if self._seq >= MAX_DISPLAYS_PER_CELL:
+            if self._seq >= MAX_DISPLAYS_PER_CELL and not rich_only:
                 self._dropped += 1  # counted, never formatted: a display loop costs nothing more
                 return
+        # The last value (once a cell) is formatted even past the bound: only its bundle says
+        # whether it is a display at all, so one with nothing rich is not counted as dropped.
         data, metadata, sizes = bundle(obj, plain)
         if rich_only and len(data) == 1:
             return  # text/plain alone (bundle() always gives it)

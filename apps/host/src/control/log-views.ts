@@ -3,8 +3,8 @@
 import type { SessionViewsStore } from "../store/api";
 import { readOnlySqliteStore } from "../store/sqlite/read-only";
 
-export type { CellView, DisplayView, FrontierView, Page, PriceBook, RequestSummary, SessionSummary, UsageTotals } from "../store/session-views";
-export type { RequestView } from "../store/request-view";
+export type { PriceBook } from "../store/session-views";
+export type { CellView, DisplayView, FrontierView, Page, RequestSummary, RequestView, SessionSummary, UsageTotals } from "./view-shapes";
 
 /** The views over a log another process writes, opened read-only; `close` releases the connection. */
 export interface LogViews extends SessionViewsStore {

@@ -220,7 +220,7 @@ async function answer(host: Host, req: ControlRequest): Promise<unknown> {
     case "status":
       return host.statusReply();
     case "log_page":
-      return logPage(host.sqlite, req.session, req.page ?? 1, req.page_size ?? LOG_PAGE_DEFAULT_SIZE);
+      return logPage(host.store, req.session, req.page ?? 1, req.page_size ?? LOG_PAGE_DEFAULT_SIZE);
     default:
       throw protocolError(`unknown control operation ${JSON.stringify((req as { op?: unknown }).op)}`);
   }

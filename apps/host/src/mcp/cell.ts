@@ -73,8 +73,11 @@ export async function runCell(link: DaemonLink, args: PythonArgs, session: strin
   const progress = call.progressToken !== undefined ? streamProgress(client, executionId, call) : undefined;
   call.signal.addEventListener("abort", onAbort, { once: true });
   try {
+    const running = client.request({ op: "exec", code: args.code, session, execution_id: executionId, origin: "mcp", ...(progress ? { live: true } : {}) });
+    // Only after the exec is written: the daemon takes requests in order, and an interrupt of an
+    // execution it was not yet asked to run finds nothing (the cell would then run unbounded).
     if (call.signal.aborted) onAbort();
-    const reply = (await client.request({ op: "exec", code: args.code, session, execution_id: executionId, origin: "mcp", ...(progress ? { live: true } : {}) })) as ExecReply;
+    const reply = (await running) as ExecReply;
     // Every notification goes out before the result: a client forgets a call's progress token once answered.
     await progress?.();
     await progress?.settle();

@@ -1,5 +1,6 @@
 import type { SessionActor } from "@klbr/header";
-import type { HostDb } from "../db/open";
+import type { Store } from "../store/api";
+import type { HeaderPlan } from "../store/api/headers";
 import type { HookOutcome, LiveExecution } from "../runtime/live-execution";
 import type { PeerSignals } from "../runtime/peer-signals";
 import type { RemoteService } from "../runtime/remote-service";
@@ -26,21 +27,22 @@ export interface SkillAccess {
 
 /** A session's instruction header (runtime/instructions.ts). */
 export interface InstructionAccess {
-  current(sessionId: string): unknown;
+  current(sessionId: string): Promise<unknown>;
   /**
-   * Observe a session's instruction sources now (a change is a header revision attributed to
-   * `actor`); returns the session's header digest after it, or null when it has no header yet.
+   * An observation of a session's instruction sources (a change is a header revision attributed to
+   * `actor`) as a plan for the store transaction that runs it; its result is the session's header
+   * digest after it, or null when it has no header yet (orientation.adopt's one transaction).
    */
-  observe(sessionId: string, actor: SessionActor): string | null;
+  observation(sessionId: string, actor: SessionActor): { plan: HeaderPlan<string | null>; atMs: number };
 }
 
 /** Inputs, waits and their timers (runtime/wakes.ts). */
 export interface WakeAccess {
   scheduleWaitDeadline(waitId: string, deadlineMs: number): void;
   /** The session's unconsumed inputs, framed for the model, now consumed by a wake. */
-  takePendingInputs(sessionId: string): string[];
+  takePendingInputs(sessionId: string): Promise<string[]>;
   /** Tell subscribers an input arrived and announce the waits it woke (the tail every input's path shares). */
-  announceInput(event: EventRow, woken: WaitRow[]): void;
+  announceInput(event: EventRow, woken: WaitRow[]): Promise<void>;
 }
 
 /** Sessions opened and closed (runtime/sessions.ts). */
@@ -64,14 +66,15 @@ export interface StatusAccess {
 
 /** frontier.select (C12) for a session's live execution (runtime/frontiers.ts). */
 export interface FrontierAccess {
-  select(sessionId: string, executionId: string): unknown;
+  select(sessionId: string, executionId: string): Promise<unknown>;
 }
 
 /** What request handlers may use of the host: the basics, and one small view per service. */
 export interface HostServices {
   readonly workspace: string;
   readonly dataDir: string;
-  readonly db: HostDb;
+  /** The log, through the one async Store (C21): every handler's reads and writes. */
+  readonly store: Store;
   /** The sandbox workspace.run commands share with the workers (an empty prefix when none). */
   readonly sandbox: { commandPrefix(cwd?: string): string[]; describe(): SandboxView };
   /** The C17 limits mechanism every process the host starts gets (undefined: no limit set). */

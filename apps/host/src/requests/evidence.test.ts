@@ -12,15 +12,15 @@ afterEach(() => world.close());
 type Reply = { results: Array<{ ref: string; ok: boolean; value?: Record<string, unknown>; error?: { code: string }; truncated_bytes?: number }>; truncated_bytes: number };
 
 describe("resolveRef", () => {
-  test("each kind resolves to its row with snake_case keys", () => {
+  test("each kind resolves to its row with snake_case keys", async () => {
     world = testWorld();
     const event = recordInput(world.db, { sessionId: "root", source: "operator", receivedAtMs: T0, payload: { text: "hi" }, attention: null });
     createWait(world.db, { id: "w-1", sessionId: "root", executionId: "ex-1", reason: "r", seconds: 1.5, nowMs: T0 });
-    expect(resolveRef(world.db, `event:${event.id}`)).toMatchObject({ ok: true, value: { id: event.id, session_id: "root", received_at_ms: T0, payload: { text: "hi" }, consumed_at_ms: null } });
-    expect(resolveRef(world.db, "execution:ex-1")).toMatchObject({ ok: true, value: { id: "ex-1", session_id: "root", started_at_ms: T0, status: "running" } });
-    expect(resolveRef(world.db, "wait:w-1")).toMatchObject({ ok: true, value: { deadline_ms: T0 + 1500, pending_input: true, woken_by: "pending_input" } });
+    expect(await resolveRef(world.host.store, `event:${event.id}`)).toMatchObject({ ok: true, value: { id: event.id, session_id: "root", received_at_ms: T0, payload: { text: "hi" }, consumed_at_ms: null } });
+    expect(await resolveRef(world.host.store, "execution:ex-1")).toMatchObject({ ok: true, value: { id: "ex-1", session_id: "root", started_at_ms: T0, status: "running" } });
+    expect(await resolveRef(world.host.store, "wait:w-1")).toMatchObject({ ok: true, value: { deadline_ms: T0 + 1500, pending_input: true, woken_by: "pending_input" } });
     for (const r of ["event:1", "execution:ex-1", "wait:w-1"]) {
-      const value = (resolveRef(world.db, r) as { value: Record<string, unknown> }).value;
+      const value = ((await resolveRef(world.host.store, r)) as { value: Record<string, unknown> }).value;
       expect(Object.keys(value).filter((k) => /[A-Z]/.test(k))).toEqual([]);
     }
   });
@@ -38,9 +38,9 @@ describe("resolveRef", () => {
     ["wait:missing", "not_found"],
     ["work_item:missing", "not_found"],
     ["candidate:missing", "not_found"],
-  ])("%s is answered with %s", (ref, code) => {
+  ])("%s is answered with %s", async (ref, code) => {
     world = testWorld();
-    expect(resolveRef(world.db, ref)).toMatchObject({ ref, ok: false, error: { code } });
+    expect(await resolveRef(world.host.store, ref)).toMatchObject({ ref, ok: false, error: { code } });
   });
 });
 

@@ -1,10 +1,6 @@
-import { getEffect } from "../store/effects";
-import { getEvent } from "../store/events";
-import { getExecution } from "../store/executions";
-import { getWait } from "../store/waits";
-import { getCandidate, candidateView } from "../store/orientation";
-import { getWorkItem, workItemView } from "../store/work-items";
-import type { HostDb } from "../db/open";
+import type { Store } from "../store/api";
+import { candidateView } from "../store/orientation";
+import { workItemView } from "../store/work-items";
 import type { RequestContext } from "./context";
 import { cutToFit, REPLY_BUDGET_BYTES, snakeKeys } from "./fit";
 
@@ -13,29 +9,32 @@ export type Resolved =
   | { ref: string; ok: true; value: unknown; truncated_bytes?: number }
   | { ref: string; ok: false; error: { code: string; message: string } };
 
-const RESOLVERS: Record<string, (db: HostDb, key: string) => unknown> = {
-  event: (db, key) => (/^[1-9][0-9]{0,15}$/.test(key) ? getEvent(db, Number(key)) : undefined),
-  execution: (db, key) => {
-    const row = getExecution(db, key);
+/** What references are resolved against. */
+export type EvidenceStore = Pick<Store, "getEvent" | "getExecution" | "getEffect" | "getWait" | "getWorkItem" | "getCandidate">;
+
+const RESOLVERS: Record<string, (store: EvidenceStore, key: string) => Promise<unknown>> = {
+  event: async (store, key) => (/^[1-9][0-9]{0,15}$/.test(key) ? store.getEvent(Number(key)) : undefined),
+  execution: async (store, key) => {
+    const row = await store.getExecution(key);
     if (!row) return undefined;
     // C17: a cell's cost is for the operator (klbr log, status); what a cell resolves never shows it.
     const { cpuMs: _cpu, peakRssBytes: _rss, ...rest } = row;
     return rest;
   },
-  effect: (db, key) => getEffect(db, key),
-  wait: (db, key) => getWait(db, key),
-  work_item: (db, key) => {
-    const row = getWorkItem(db, key);
+  effect: (store, key) => store.getEffect(key),
+  wait: (store, key) => store.getWait(key),
+  work_item: async (store, key) => {
+    const row = await store.getWorkItem(key);
     return row ? workItemView(row) : undefined;
   },
-  candidate: (db, key) => {
-    const row = getCandidate(db, key);
+  candidate: async (store, key) => {
+    const row = await store.getCandidate(key);
     return row ? candidateView(row) : undefined;
   },
 };
 
 /** Resolve one `kind:key` reference against the durable log. */
-export function resolveRef(db: HostDb, ref: string): Resolved {
+export async function resolveRef(store: EvidenceStore, ref: string): Promise<Resolved> {
   const colon = ref.indexOf(":");
   const kind = colon > 0 ? ref.slice(0, colon) : "";
   const key = colon > 0 ? ref.slice(colon + 1) : "";
@@ -43,7 +42,7 @@ export function resolveRef(db: HostDb, ref: string): Resolved {
   if (!resolver || key === "") {
     return { ref, ok: false, error: { code: "invalid_request", message: `unknown reference form ${JSON.stringify(ref)}; use event:N, execution:ID, effect:ID, wait:ID, work_item:ID or candidate:ID` } };
   }
-  const value = resolver(db, key);
+  const value = await resolver(store, key);
   if (value === undefined) return { ref, ok: false, error: { code: "not_found", message: `${ref} does not exist` } };
   return { ref, ok: true, value: snakeKeys(value) };
 }
@@ -54,7 +53,9 @@ export function resolveRef(db: HostDb, ref: string): Resolved {
  * what is cut is counted per result (`truncated_bytes`) and in all.
  */
 export async function evidenceResolve(ctx: RequestContext, params: { refs: string[] }, budget: number = REPLY_BUDGET_BYTES): Promise<unknown> {
-  const results = params.refs.map((ref) => resolveRef(ctx.host.db, ref));
+  const results: Resolved[] = [];
+  // One at a time, in order: a reply's results are the refs' order, and the reads stay one connection's.
+  for (const ref of params.refs) results.push(await resolveRef(ctx.host.store, ref));
   const reply = { results, truncated_bytes: 0 };
   const values = results.map((r) => (r.ok ? r.value : null));
   const cut = cutToFit(values, () => JSON.stringify(reply), budget);

@@ -1,5 +1,4 @@
-import { recordOutbound } from "../store/events";
-import { findEffect, insertEffect, receiptOf, type SendReceipt } from "../store/effects";
+import { receiptOf, type SendReceipt } from "../store/effects";
 import type { RequestContext } from "./context";
 import { ReplyError } from "./errors";
 
@@ -18,7 +17,7 @@ function heldReason(outcome: Awaited<ReturnType<RequestContext["host"]["hooks"][
  */
 export async function localSend(ctx: RequestContext, params: { text: string }): Promise<SendReceipt> {
   const { host, live, requestId } = ctx;
-  const existing = findEffect(host.db, live.id, requestId);
+  const existing = await host.store.findEffect(live.id, requestId);
   if (existing) return receiptOf(existing);
   const effectId = host.newId("eff");
   const outcome = await host.hooks.invoke(live, "delivery.review", {
@@ -28,34 +27,29 @@ export async function localSend(ctx: RequestContext, params: { text: string }): 
   });
   const reason = heldReason(outcome);
   const now = host.now();
-  const row = host.db.transaction(
-    (tx) => {
-      // Re-check inside the write lock: a concurrent retry may have written the receipt meanwhile.
-      const raced = findEffect(tx as never, live.id, requestId);
-      if (raced) return raced;
+  // One transaction: a concurrent retry that wrote the receipt meanwhile is found again there (and returned).
+  const row = await host.store.recordSend(
+    {
+      id: effectId,
+      sessionId: live.sessionId,
+      executionId: live.id,
+      requestId,
+      kind: "local.send",
+      text: params.text,
+      status: reason === null ? "confirmed" : "held",
+      reason,
+      review: outcome.ok ? outcome.value : { unavailable: outcome.reason },
+      hooksRevision: outcome.revision,
+      createdAtMs: now,
+    },
+    reason === null ? { text: params.text } : null,
+    () => {
       // The review took time: scope is checked again where the effect becomes durable, so a cell
       // that yielded or ended meanwhile makes no effect (spec "Scope, waiting and receipts").
       if (live.yielded || live.ended) {
         throw new ReplyError("scope_expired", `execution ${live.id} ${live.yielded ? "yielded" : "ended"} while its send was reviewed; nothing was sent`);
       }
-      const event =
-        reason === null ? recordOutbound(tx as never, { sessionId: live.sessionId, text: params.text, effectId, atMs: now }) : null;
-      return insertEffect(tx as never, {
-        id: effectId,
-        sessionId: live.sessionId,
-        executionId: live.id,
-        requestId,
-        kind: "local.send",
-        text: params.text,
-        status: reason === null ? "confirmed" : "held",
-        eventId: event?.id ?? null,
-        reason,
-        review: outcome.ok ? outcome.value : { unavailable: outcome.reason },
-        hooksRevision: outcome.revision,
-        createdAtMs: now,
-      });
     },
-    { behavior: "immediate" },
   );
   if (row.status === "confirmed" && row.id === effectId && row.eventId !== null) {
     host.notify({ type: "message", session_id: live.sessionId, event_id: row.eventId, text: params.text, at_ms: now });

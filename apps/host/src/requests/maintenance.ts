@@ -1,4 +1,4 @@
-import { findWorkItemByRequest, getWorkItem, insertWorkItem, OUTCOMES, recordAssessment, type Outcome } from "../store/work-items";
+import { OUTCOMES, type Outcome } from "../store/work-items";
 import type { RequestContext } from "./context";
 import { invalidRequest, ReplyError } from "./errors";
 import { resolveRef } from "./evidence";
@@ -34,31 +34,27 @@ export async function maintenanceOriginate(
   const reason = checkTextBytes("reason", params.reason, MAX_WORK_ITEM_TEXT_BYTES);
   if (!Array.isArray(params.evidence_refs)) throw invalidRequest("evidence_refs must be an array of refs");
   const refs = [...params.evidence_refs];
-  return host.db.transaction(
-    (tx) => {
-      const db = tx as never;
-      const existing = findWorkItemByRequest(db, live.id, requestId);
-      if (existing) return { work_item_id: existing.id, status: "open" as const };
-      for (const ref of refs) {
-        const resolved = typeof ref === "string" ? resolveRef(db, ref) : null;
-        if (!resolved?.ok) {
-          throw invalidRequest(`evidence ref ${JSON.stringify(ref)} does not resolve: ${resolved ? resolved.error.message : "not a string"}`);
-        }
-      }
-      const row = insertWorkItem(db, {
-        id: host.newId("wi"),
-        sessionId: live.sessionId,
-        executionId: live.id,
-        requestId,
-        purpose,
-        reason,
-        evidenceRefs: refs,
-        createdAtMs: host.now(),
-      });
-      return { work_item_id: row.id, status: "open" as const };
-    },
-    { behavior: "immediate" },
-  );
+  const existing = await host.store.findWorkItemByRequest(live.id, requestId);
+  if (existing) return { work_item_id: existing.id, status: "open" };
+  // Refs name rows that are never deleted: one that resolves now still does when the item is written.
+  for (const ref of refs) {
+    const resolved = typeof ref === "string" ? await resolveRef(host.store, ref) : null;
+    if (!resolved?.ok) {
+      throw invalidRequest(`evidence ref ${JSON.stringify(ref)} does not resolve: ${resolved ? resolved.error.message : "not a string"}`);
+    }
+  }
+  // A retry that raced this one there gets the item it made.
+  const { row } = await host.store.originateWorkItem({
+    id: host.newId("wi"),
+    sessionId: live.sessionId,
+    executionId: live.id,
+    requestId,
+    purpose,
+    reason,
+    evidenceRefs: refs,
+    createdAtMs: host.now(),
+  });
+  return { work_item_id: row.id, status: "open" };
 }
 
 /**
@@ -72,17 +68,11 @@ export async function maintenanceAssess(ctx: RequestContext, params: { work_item
   if (!OUTCOMES.includes(outcome)) {
     throw invalidRequest(`outcome must be one of ${OUTCOMES.map((o) => JSON.stringify(o)).join(", ")}, got ${JSON.stringify(params.outcome)}`);
   }
-  return host.db.transaction(
-    (tx) => {
-      const db = tx as never;
-      const item = getWorkItem(db, id);
-      if (!item) throw new ReplyError("not_found", `work item ${JSON.stringify(id)} does not exist`);
-      if (item.status === "closed") {
-        throw new ReplyError("conflict", `work item ${JSON.stringify(id)} is closed (outcome ${JSON.stringify(item.outcome)}); it takes no further assessment`);
-      }
-      const row = recordAssessment(db, { workItemId: id, sessionId: live.sessionId, executionId: live.id, requestId, outcome, atMs: host.now() });
-      return { work_item_id: row.id, status: row.status, outcome };
-    },
-    { behavior: "immediate" },
-  );
+  const row = await host.store.assessWorkItem({ workItemId: id, sessionId: live.sessionId, executionId: live.id, requestId, outcome, atMs: host.now() }, (item) => {
+    if (!item) throw new ReplyError("not_found", `work item ${JSON.stringify(id)} does not exist`);
+    if (item.status === "closed") {
+      throw new ReplyError("conflict", `work item ${JSON.stringify(id)} is closed (outcome ${JSON.stringify(item.outcome)}); it takes no further assessment`);
+    }
+  });
+  return { work_item_id: row.id, status: row.status, outcome };
 }

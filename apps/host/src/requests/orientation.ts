@@ -1,17 +1,5 @@
 import { sha256Hex } from "@klbr/header";
-import {
-  currentSources,
-  findAdoption,
-  getCandidate,
-  insertAdoption,
-  insertCandidate,
-  markAdopted,
-  scopeColumns,
-  scopeOf,
-  setAdoptionReply,
-  type CurrentSource,
-  type Scope,
-} from "../store/orientation";
+import { scopeColumns, scopeOf, type CurrentSource, type Scope } from "../store/orientation";
 import type { RequestContext } from "./context";
 import { invalidRequest, ReplyError } from "./errors";
 import { checkIdentifier, checkTextBytes } from "./limits";
@@ -85,26 +73,17 @@ export async function orientationStage(
   }
   const scope = checkScope(params.scope);
   const digest = sha256Hex(text);
-  return host.db.transaction(
-    (tx) => {
-      const db = tx as never;
-      const existing = getCandidate(db, id);
-      if (existing) {
-        const same = existing.digest === digest && existing.text === text && existing.target === target && sameScope(scopeOf(existing), scope);
-        if (!same) throw new ReplyError("conflict", `candidate ${JSON.stringify(id)} is already staged with another text, target or scope`);
-        return { candidate_id: id, digest, target, scope: scopeOf(existing), status: existing.status };
-      }
-      insertCandidate(db, { id, sessionId: live.sessionId, executionId: live.id, requestId, target, ...scopeColumns(scope), text, digest, stagedAtMs: host.now() });
-      return { candidate_id: id, digest, target, scope, status: "staged" as const };
-    },
-    { behavior: "immediate" },
-  );
+  const { row, created } = await host.store.stageCandidate({ id, sessionId: live.sessionId, executionId: live.id, requestId, target, ...scopeColumns(scope), text, digest, stagedAtMs: host.now() }, (existing) => {
+    const same = existing.digest === digest && existing.text === text && existing.target === target && sameScope(scopeOf(existing), scope);
+    if (!same) throw new ReplyError("conflict", `candidate ${JSON.stringify(id)} is already staged with another text, target or scope`);
+  });
+  return created ? { candidate_id: id, digest, target, scope, status: "staged" } : { candidate_id: id, digest, target, scope: scopeOf(row), status: row.status };
 }
 
 /** orientation.current: the sources adopted for exactly that scope (not merged with any other). */
 export async function orientationCurrent(ctx: RequestContext, params: { scope: unknown }): Promise<CurrentReply> {
   const scope = checkScope(params.scope);
-  return { scope, sources: currentSources(ctx.host.db, scope) };
+  return { scope, sources: await ctx.host.store.currentSources(scope) };
 }
 
 /**
@@ -120,40 +99,25 @@ export async function orientationAdopt(ctx: RequestContext, params: { candidate_
   const candidateId = checkIdentifier("candidate_id", params.candidate_id);
   const operationId = checkIdentifier("operation_id", params.operation_id);
   const step = ctx.step ?? 1;
-  return host.db.transaction(
-    (tx) => {
-      const db = tx as never;
-      const done = findAdoption(db, operationId);
-      if (done) {
+  const observation = host.instructions.observation(live.sessionId, { origin: "session", execution_id: live.id, step });
+  return host.store.adoptCandidate<AdoptReply>(
+    { operationId, candidateId, sessionId: live.sessionId, executionId: live.id, requestId, step, adoptedAtMs: host.now() },
+    {
+      repeat: (done) => {
         if (done.candidateId !== candidateId) {
           throw new ReplyError("conflict", `operation ${JSON.stringify(operationId)} already adopted candidate ${JSON.stringify(done.candidateId)}`);
         }
-        return done.reply as AdoptReply;
-      }
-      const candidate = getCandidate(db, candidateId);
-      if (!candidate) throw new ReplyError("not_found", `candidate ${JSON.stringify(candidateId)} does not exist`);
-      const scope = scopeOf(candidate);
-      if (scope.kind === "session" && scope.session_id !== live.sessionId) {
-        throw invalidRequest(`candidate ${JSON.stringify(candidateId)} is staged for session ${JSON.stringify(scope.session_id)}; session ${JSON.stringify(live.sessionId)} cannot adopt it`);
-      }
-      const row = insertAdoption(db, {
-        operationId,
-        candidateId,
-        target: candidate.target,
-        ...scopeColumns(scope),
-        sessionId: live.sessionId,
-        executionId: live.id,
-        requestId,
-        step,
-        reply: {},
-        adoptedAtMs: host.now(),
-      });
-      markAdopted(db, candidateId);
-      const headerDigest = host.instructions.observe(live.sessionId, { origin: "session", execution_id: live.id, step });
-      const reply: AdoptReply = { candidate_id: candidateId, target: candidate.target, digest: candidate.digest, scope, status: "adopted", header_digest: headerDigest };
-      setAdoptionReply(db, row.id, reply);
-      return reply;
+      },
+      candidate: (candidate) => {
+        if (!candidate) throw new ReplyError("not_found", `candidate ${JSON.stringify(candidateId)} does not exist`);
+        const scope = scopeOf(candidate);
+        if (scope.kind === "session" && scope.session_id !== live.sessionId) {
+          throw invalidRequest(`candidate ${JSON.stringify(candidateId)} is staged for session ${JSON.stringify(scope.session_id)}; session ${JSON.stringify(live.sessionId)} cannot adopt it`);
+        }
+      },
+      header: observation.plan,
+      reply: (candidate, headerDigest) => ({ candidate_id: candidateId, target: candidate.target, digest: candidate.digest, scope: scopeOf(candidate), status: "adopted", header_digest: headerDigest }),
     },
-    { behavior: "immediate" },
+    observation.atMs,
   );
 }

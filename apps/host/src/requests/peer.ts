@@ -1,21 +1,9 @@
-import type { HostDb } from "../db/open";
-import { recordInput, type EventRow } from "../store/events";
-import { recordIncident } from "../store/incidents";
-import {
-  answerRequest,
-  cancelPendingOfPeer,
-  cancelRequest,
-  insertPeerRequest,
-  receivedRequest,
-  sentRequest,
-  setResultEvent,
-  type PeerRequestRow,
-} from "../store/peer-requests";
-import { beginStop, countLivePeers, finishStop, getPeer, insertPeer, peersOpenedBy, peerView, type PeerRow, type PeerView } from "../store/peers";
-import { wakeWaits, type WaitRow } from "../store/waits";
+import type { PeerInput } from "../store/api/peer-exchange";
+import type { PeerRequestRow } from "../store/peer-requests";
+import type { PeerRow, PeerView } from "../store/peers";
 import type { LiveExecution, RequestContext } from "./context";
 import { invalidRequest, ReplyError } from "./errors";
-import { resolveRef } from "./evidence";
+import { resolveRef, type EvidenceStore } from "./evidence";
 
 /** At most this many peers hold a slot (open or stopping) per host (C13). */
 export const MAX_OPEN_PEERS = 8;
@@ -34,39 +22,36 @@ export const PEER_MODES = ["independent"] as const;
  */
 const PEER_ATTENTION = { hook: null, revision: null, effective: { action: "wake", priority: 100, forced: true, reason: "peer input" } };
 
-/** What a transaction made that the host announces once it is committed. */
-interface Admitted {
-  event: EventRow;
-  woken: WaitRow[];
-}
-
 /** Scope again where the effect becomes durable (ARCHITECTURE: once before dispatch, once in the transaction). */
 function checkScope(live: LiveExecution): void {
   if (live.yielded || live.ended) throw new ReplyError("scope_expired", `execution ${live.id} ${live.yielded ? "yielded" : "ended"}; nothing was done`);
 }
 
 /** Every evidence entry must be a reference that resolves as in evidence.resolve. */
-function checkEvidence(db: HostDb, evidence: unknown[]): string[] {
-  return evidence.map((ref, i) => {
+async function checkEvidence(store: EvidenceStore, evidence: unknown[]): Promise<string[]> {
+  const refs: string[] = [];
+  for (const [i, ref] of evidence.entries()) {
     if (typeof ref !== "string") throw invalidRequest(`evidence[${i}] must be a reference string (event:N, execution:ID, effect:ID, wait:ID), got ${JSON.stringify(ref)}`);
-    const resolved = resolveRef(db, ref);
+    const resolved = await resolveRef(store, ref);
     if (!resolved.ok) throw invalidRequest(`evidence ${JSON.stringify(ref)} does not resolve: ${resolved.error.message}`);
-    return ref;
-  });
+    refs.push(ref);
+  }
+  return refs;
 }
 
-/** The peer `peerId` as its opener sees it; anyone else is told it does not exist. */
-function ownPeer(db: HostDb, live: LiveExecution, peerId: string): PeerRow {
-  const peer = getPeer(db, peerId);
+/** The peer as its opener `live` sees it; anyone else is told it does not exist. */
+function ownedPeer(live: LiveExecution, peerId: string, peer: PeerRow | undefined): PeerRow {
   if (!peer || peer.openerSessionId !== live.sessionId) throw new ReplyError("not_found", `no peer ${JSON.stringify(peerId)} opened by session ${live.sessionId}`);
   return peer;
 }
 
-/** Record an input in `sessionId` and wake its waits, inside the caller's transaction. */
-function admit(db: HostDb, sessionId: string, payload: Record<string, unknown> & { text: string }, atMs: number): Admitted {
-  const event = recordInput(db, { sessionId, source: "peer", receivedAtMs: atMs, payload, attention: PEER_ATTENTION });
-  return { event, woken: wakeWaits(db, sessionId, `event:${event.id}`, atMs) };
+/** The peer `peerId` as its opener sees it, read now. */
+async function ownPeer(store: RequestContext["host"]["store"], live: LiveExecution, peerId: string): Promise<PeerRow> {
+  return ownedPeer(live, peerId, await store.getPeer(peerId));
 }
+
+/** A peer input: its payload, and the attention every peer input has. */
+const peerInput = (payload: PeerInput["payload"]): PeerInput => ({ payload, attention: PEER_ATTENTION });
 
 /** peer.open (agents.open): a new session of this host with its own workbench, started lazily, and its header pinned now. */
 export async function peerOpen(ctx: RequestContext, params: { mode: string; evidence: unknown[] }): Promise<unknown> {
@@ -74,19 +59,14 @@ export async function peerOpen(ctx: RequestContext, params: { mode: string; evid
   if (!(PEER_MODES as readonly string[]).includes(params.mode)) {
     throw invalidRequest(`mode must be one of ${PEER_MODES.join(", ")}, got ${JSON.stringify(params.mode)}`);
   }
-  const evidence = checkEvidence(host.db, params.evidence);
+  const evidence = await checkEvidence(host.store, params.evidence);
   const peerId = host.newId("peer");
   const sessionId = peerId.replace(/^peer-/, "ps-");
   const now = host.now();
-  const row = host.db.transaction(
-    (tx) => {
-      checkScope(live);
-      const open = countLivePeers(tx as never);
-      if (open >= MAX_OPEN_PEERS) throw new ReplyError("limit_exceeded", `${open} peers are open on this host; at most ${MAX_OPEN_PEERS} (stop one with peer.stop)`);
-      return insertPeer(tx as never, { id: peerId, sessionId, openerSessionId: live.sessionId, openerExecutionId: live.id, mode: params.mode, evidence, openedAtMs: now });
-    },
-    { behavior: "immediate" },
-  );
+  const row = await host.store.openPeer({ id: peerId, sessionId, openerSessionId: live.sessionId, openerExecutionId: live.id, mode: params.mode, evidence, openedAtMs: now }, (open) => {
+    checkScope(live);
+    if (open >= MAX_OPEN_PEERS) throw new ReplyError("limit_exceeded", `${open} peers are open on this host; at most ${MAX_OPEN_PEERS} (stop one with peer.stop)`);
+  });
   await host.sessions.pin(row.sessionId);
   return { peer_id: row.id, session_id: row.sessionId, status: "open" };
 }
@@ -106,36 +86,24 @@ export async function peerSend(ctx: RequestContext, params: { peer_id: string; r
   const { host, live } = ctx;
   const bytes = Buffer.byteLength(params.content);
   if (bytes < 1 || bytes > MAX_PEER_CONTENT_BYTES) throw invalidRequest(`content must be 1..${MAX_PEER_CONTENT_BYTES} bytes, got ${bytes}`);
-  const evidence = checkEvidence(host.db, params.evidence);
+  const evidence = await checkEvidence(host.store, params.evidence);
   const now = host.now();
-  const outcome = host.db.transaction(
-    (tx) => {
-      const db = tx as never as HostDb;
-      const existing = sentRequest(db, live.sessionId, params.request_id);
-      if (existing) {
-        if (existing.content === params.content && existing.peerId === params.peer_id) return { row: existing, admitted: null };
+  const outcome = await host.store.sendPeerRequest(
+    { requestId: params.request_id, peerId: params.peer_id, fromSessionId: live.sessionId, content: params.content, evidence, sentByExecutionId: live.id, sentAtMs: now },
+    {
+      repeat: (existing) => {
+        if (existing.content === params.content && existing.peerId === params.peer_id) return;
         throw new ReplyError("conflict", `request ${params.request_id} was already sent by session ${live.sessionId} with other ${existing.peerId === params.peer_id ? "content" : `recipient (${existing.peerId})`}`);
-      }
-      checkScope(live);
-      const peer = ownPeer(db, live, params.peer_id);
-      if (peer.status !== "open") throw new ReplyError("conflict", `peer ${peer.id} is ${peer.status}; it takes no requests`);
-      const admitted = admit(db, peer.sessionId, { text: params.content, request_id: params.request_id, from_session: live.sessionId }, now);
-      const row = insertPeerRequest(db, {
-        requestId: params.request_id,
-        peerId: peer.id,
-        fromSessionId: live.sessionId,
-        toSessionId: peer.sessionId,
-        content: params.content,
-        evidence,
-        eventId: admitted.event.id,
-        sentByExecutionId: live.id,
-        sentAtMs: now,
-      });
-      return { row, admitted };
+      },
+      peer: (row) => {
+        checkScope(live);
+        const peer = ownedPeer(live, params.peer_id, row);
+        if (peer.status !== "open") throw new ReplyError("conflict", `peer ${peer.id} is ${peer.status}; it takes no requests`);
+      },
+      input: () => peerInput({ text: params.content, request_id: params.request_id, from_session: live.sessionId }),
     },
-    { behavior: "immediate" },
   );
-  if (outcome.admitted) host.wakes.announceInput(outcome.admitted.event, outcome.admitted.woken);
+  if (outcome.admitted) await host.wakes.announceInput(outcome.admitted.event, outcome.admitted.woken);
   return sendReply(outcome.row);
 }
 
@@ -154,14 +122,22 @@ function resultView(row: PeerRequestRow) {
 export async function peerResult(ctx: RequestContext, params: { request_id: string; wait_ms: number }): Promise<unknown> {
   const { host, live } = ctx;
   if (params.wait_ms > MAX_PEER_WAIT_MS) throw invalidRequest(`wait_ms must be 0..${MAX_PEER_WAIT_MS}, got ${params.wait_ms}`);
-  const find = () => sentRequest(host.db, live.sessionId, params.request_id);
-  let row = find();
+  const find = () => host.store.sentRequest(live.sessionId, params.request_id);
+  let row = await find();
   if (!row) throw new ReplyError("not_found", `session ${live.sessionId} sent no peer request ${JSON.stringify(params.request_id)}`);
   if (row.status === "pending" && params.wait_ms > 0) {
-    // Registered in the same tick as the read above: an answer cannot land in between unseen.
-    const outcome = await host.peerSignals.wait(row.id, params.wait_ms, ctx.signal);
+    // Registered in the same tick as the read above resolved: an answer settled between the read's
+    // statement and here would be missed, so the row is read again right after registering.
+    const waiting = host.peerSignals.wait(row.id, params.wait_ms, ctx.signal);
+    const again = (await find())!;
+    if (again.status !== "pending") {
+      host.peerSignals.settle(row.id);
+      await waiting;
+      return resultView(again);
+    }
+    const outcome = await waiting;
     if (outcome === "aborted") throw new ReplyError("scope_expired", `execution ${live.id} ended while it waited for ${params.request_id}`);
-    row = find()!;
+    row = (await find())!;
   }
   return resultView(row);
 }
@@ -173,21 +149,18 @@ export async function peerSubmitResult(ctx: RequestContext, params: { request_id
   const bytes = Buffer.byteLength(text);
   if (bytes > MAX_PEER_RESULT_BYTES) throw invalidRequest(`result must be at most ${MAX_PEER_RESULT_BYTES} bytes encoded, got ${bytes}`);
   const now = host.now();
-  const { row, admitted } = host.db.transaction(
-    (tx) => {
-      const db = tx as never as HostDb;
-      const request = receivedRequest(db, live.sessionId, params.request_id);
-      if (!request) throw new ReplyError("not_found", `session ${live.sessionId} received no peer request ${JSON.stringify(params.request_id)}`);
-      if (request.status !== "pending") throw new ReplyError("conflict", `peer request ${params.request_id} is already ${request.status}`);
-      checkScope(live);
-      const answered = answerRequest(db, request.id, { result: params.result, executionId: live.id, atMs: now })!;
-      const admitted = admit(db, request.fromSessionId, { text, result_of: request.requestId, from_session: live.sessionId, status: "answered" }, now);
-      setResultEvent(db, request.id, admitted.event.id);
-      return { row: answered, admitted };
+  const { row, admitted } = await host.store.answerPeerRequest(
+    { toSessionId: live.sessionId, requestId: params.request_id, result: params.result, executionId: live.id, atMs: now },
+    {
+      check: (request) => {
+        if (!request) throw new ReplyError("not_found", `session ${live.sessionId} received no peer request ${JSON.stringify(params.request_id)}`);
+        if (request.status !== "pending") throw new ReplyError("conflict", `peer request ${params.request_id} is already ${request.status}`);
+        checkScope(live);
+      },
+      input: (request) => peerInput({ text, result_of: request.requestId, from_session: live.sessionId, status: "answered" }),
     },
-    { behavior: "immediate" },
   );
-  host.wakes.announceInput(admitted.event, admitted.woken);
+  await host.wakes.announceInput(admitted.event, admitted.woken);
   host.peerSignals.settle(row.id);
   return { request_id: row.requestId, status: "answered" };
 }
@@ -200,38 +173,35 @@ export async function peerSubmitResult(ctx: RequestContext, params: { request_id
 export async function peerCancel(ctx: RequestContext, params: { request_id: string }): Promise<unknown> {
   const { host, live } = ctx;
   const now = host.now();
-  const { row, admitted } = host.db.transaction(
-    (tx) => {
-      const db = tx as never as HostDb;
-      const sent = sentRequest(db, live.sessionId, params.request_id);
-      const request = sent ?? receivedRequest(db, live.sessionId, params.request_id);
-      if (!request) throw new ReplyError("not_found", `session ${live.sessionId} has no peer request ${JSON.stringify(params.request_id)}`);
-      if (request.status === "answered") throw new ReplyError("conflict", `peer request ${params.request_id} is already answered`);
-      if (request.status === "cancelled") return { row: request, admitted: null };
-      checkScope(live);
-      const by = sent ? "opener" : "peer";
-      const cancelled = cancelRequest(db, request.id, { by, executionId: live.id, atMs: now })!;
-      if (by === "opener") return { row: cancelled, admitted: null };
-      const admitted = admit(db, request.fromSessionId, { text: "cancelled", result_of: request.requestId, from_session: live.sessionId, status: "cancelled" }, now);
-      setResultEvent(db, request.id, admitted.event.id);
-      return { row: cancelled, admitted };
+  const { row, admitted } = await host.store.cancelPeerRequest(
+    { sessionId: live.sessionId, requestId: params.request_id, executionId: live.id, atMs: now },
+    {
+      check: (request) => {
+        if (!request) throw new ReplyError("not_found", `session ${live.sessionId} has no peer request ${JSON.stringify(params.request_id)}`);
+        if (request.status === "answered") throw new ReplyError("conflict", `peer request ${params.request_id} is already answered`);
+        return request.status !== "cancelled";
+      },
+      scope: () => checkScope(live),
+      input: (request) => peerInput({ text: "cancelled", result_of: request.requestId, from_session: live.sessionId, status: "cancelled" }),
     },
-    { behavior: "immediate" },
   );
-  if (admitted) host.wakes.announceInput(admitted.event, admitted.woken);
+  if (admitted) await host.wakes.announceInput(admitted.event, admitted.woken);
   host.peerSignals.settle(row.id);
   return { request_id: row.requestId, status: "cancelled" };
 }
 
 /** peer.get: one peer the caller's session opened. */
 export async function peerGet(ctx: RequestContext, params: { peer_id: string }): Promise<PeerView> {
-  return peerView(ctx.host.db, ownPeer(ctx.host.db, ctx.live, params.peer_id));
+  const { store } = ctx.host;
+  return store.peerView(await ownPeer(store, ctx.live, params.peer_id));
 }
 
 /** peer.list: every peer the caller's session opened, oldest first. */
 export async function peerList(ctx: RequestContext): Promise<{ peers: PeerView[] }> {
-  const { db } = ctx.host;
-  return { peers: peersOpenedBy(db, ctx.live.sessionId).map((row) => peerView(db, row)) };
+  const { store } = ctx.host;
+  const peers: PeerView[] = [];
+  for (const row of await store.peersOpenedBy(ctx.live.sessionId)) peers.push(await store.peerView(row));
+  return { peers };
 }
 
 /**
@@ -242,38 +212,26 @@ export async function peerList(ctx: RequestContext): Promise<{ peers: PeerView[]
  */
 export async function peerStop(ctx: RequestContext, params: { peer_id: string; drain: boolean }): Promise<unknown> {
   const { host, live } = ctx;
-  const peer = ownPeer(host.db, live, params.peer_id);
+  const peer = await ownPeer(host.store, live, params.peer_id);
   if (peer.status === "stopped" || (peer.status === "stopping" && params.drain)) return { peer_id: peer.id, status: peer.status };
   const now = host.now();
-  const cancelled = host.db.transaction(
-    (tx) => {
-      const db = tx as never as HostDb;
-      checkScope(live);
-      if (peer.status === "stopping") finishStop(db, peer.id, "hard", now);
-      else beginStop(db, peer.id, { drain: params.drain, atMs: now });
-      return cancelPendingOfPeer(db, peer.id, { executionId: live.id, atMs: now });
-    },
-    { behavior: "immediate" },
-  );
+  const cancelled = await host.store.stopPeer(peer.id, { drain: params.drain, executionId: live.id, atMs: now }, () => checkScope(live));
   for (const row of cancelled) host.peerSignals.settle(row.id);
   if (!params.drain) {
     await host.sessions.close(peer.sessionId, false);
     return { peer_id: peer.id, status: "stopped" };
   }
   const idle = host.sessions.idle(peer.sessionId);
-  const drained = host.sessions.close(peer.sessionId, true).then((completed) => {
-    if (completed) finishStop(host.db, peer.id, "drain", host.now());
+  const drained = host.sessions.close(peer.sessionId, true).then(async (completed) => {
+    if (completed) await host.store.finishStop(peer.id, "drain", host.now());
   });
   if (idle) {
     await drained;
-    return { peer_id: peer.id, status: getPeer(host.db, peer.id)!.status };
+    return { peer_id: peer.id, status: (await host.store.getPeer(peer.id))!.status };
   }
-  drained.catch((error: Error) => {
-    try {
-      recordIncident(host.db, "peer.drain_failed", { peer_id: peer.id, error: error.message }, host.now());
-    } catch {
-      /* the log closed with the host; the next start finishes the stop */
-    }
-  });
+  drained.catch((error: Error) =>
+    // The log may have closed with the host: the next start finishes the stop.
+    host.store.recordIncident("peer.drain_failed", { peer_id: peer.id, error: error.message }, host.now()).catch(() => undefined),
+  );
   return { peer_id: peer.id, status: "stopping" };
 }

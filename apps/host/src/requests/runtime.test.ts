@@ -26,7 +26,7 @@ describe("runtime.wait handler", () => {
 
   test("pending input: woken at once, subscribers told with the inputs, no timer", async () => {
     let taken = 0;
-    world = testWorld({ host: { wakes: { takePendingInputs: () => (taken++, ["[t · operator]\nhi"]) } } });
+    world = testWorld({ host: { wakes: { takePendingInputs: async () => (taken++, ["[t · operator]\nhi"]) } } });
     recordInput(world.db, { sessionId: "root", source: "operator", receivedAtMs: T0, payload: { text: "hi" }, attention: null });
     const reply = await runtimeWait(world.ctx, { seconds: 5, reason: "" });
     expect(reply.pending_input).toBe(true);
@@ -49,7 +49,7 @@ describe("runtime.inspect / runtime.instructions handlers", () => {
     const asked: string[] = [];
     world = testWorld({
       live: { sessionId: "s-9" },
-      host: { status: { inspect: (s) => (asked.push(`inspect:${s}`), { session_id: s }) }, instructions: { current: (s) => (asked.push(`instructions:${s}`), { text: "t" }) } },
+      host: { status: { inspect: (s) => (asked.push(`inspect:${s}`), { session_id: s }) }, instructions: { current: async (s) => (asked.push(`instructions:${s}`), { text: "t" }) } },
     });
     expect(await runtimeInspect(world.ctx)).toEqual({ session_id: "s-9" });
     expect(await runtimeInstructions(world.ctx)).toEqual({ text: "t" });

@@ -1,4 +1,4 @@
-import { createWait, type WaitReply } from "../store/waits";
+import type { WaitReply } from "../store/waits";
 import type { RequestContext } from "./context";
 
 /**
@@ -9,7 +9,7 @@ import type { RequestContext } from "./context";
 export async function runtimeWait(ctx: RequestContext, params: { seconds: number | null; reason: string }): Promise<WaitReply> {
   const { host, live } = ctx;
   const now = host.now();
-  const { row, reply } = createWait(host.db, {
+  const { row, reply } = await host.store.createWait({
     id: host.newId("wait"),
     sessionId: live.sessionId,
     executionId: live.id,
@@ -19,7 +19,8 @@ export async function runtimeWait(ctx: RequestContext, params: { seconds: number
   });
   live.yielded = true;
   if (row.state === "woken") {
-    host.notify({ type: "wake", session_id: live.sessionId, wait_id: row.id, woken_by: "pending_input", at_ms: now, inputs: host.wakes.takePendingInputs(live.sessionId) });
+    const inputs = await host.wakes.takePendingInputs(live.sessionId);
+    host.notify({ type: "wake", session_id: live.sessionId, wait_id: row.id, woken_by: "pending_input", at_ms: now, inputs });
   } else if (row.deadlineMs !== null) {
     host.wakes.scheduleWaitDeadline(row.id, row.deadlineMs);
   }

@@ -104,8 +104,8 @@ function cells(liveOutput: unknown = null): Cells {
     hooks: { release: (live: LiveExecution) => void released.push(live.id) } as never,
     requestLog: { opened: (...args: unknown[]) => (opened.push(args), opened.length) } as never,
     liveOutput: liveOutput as never,
-    displays: new DisplayRecorder({ db, now: () => T0, publish: null }),
-    observeInstructions: (s) => observe(s),
+    displays: new DisplayRecorder({ store: sqliteStore(db, sqlite), now: () => T0, publish: null }),
+    observeInstructions: async (s) => observe(s),
     services: () => services() as never,
   });
 }
@@ -303,14 +303,15 @@ describe("Cells.execute", () => {
     expect(report.displays_dropped).toBe(0);
   });
 
-  it("hands the cell's output listener from the live output hub", async () => {
+  it("hands the cell's output listener from the live output hub, in order with its displays", async () => {
     const seen: unknown[] = [];
-    let listenerSeen: unknown = "none";
-    nextScript = async (_code, opts) => ((listenerSeen = (opts as { onOutput?: unknown }).onOutput), ok());
-    const listener = () => undefined;
+    const heard: unknown[] = [];
+    // The worker's output during the cell reaches the hub's listener (through the cell's display order, idle here: at once).
+    nextScript = async (_code, opts) => ((opts as unknown as { onOutput: (o: unknown) => void }).onOutput({ stream: "stdout", text: "hi" }), ok());
+    const listener = (o: unknown) => void heard.push(o);
     await cells({ forExecution: (live: LiveExecution) => (seen.push(live.id), listener) }).execute("1", "s");
     expect(seen).toEqual(["ex-1"]);
-    expect(listenerSeen).toBe(listener);
+    expect(heard).toEqual([{ stream: "stdout", text: "hi" }]);
   });
 });
 
@@ -447,6 +448,23 @@ describe("Cells.interrupt", () => {
     expect(await c.interrupt({ executionId: "late" })).toEqual({ execution_id: "late", rung: "before_start" });
     finish.resolve();
     expect(await cell).toMatchObject({ status: "interrupted", ended_by: "before_start", generation: "g-2" });
+  });
+  it("a cell interrupted while its execution row is being written (a store that answers later) never runs", async () => {
+    const ran: string[] = [];
+    nextScript = async (code) => (ran.push(code), ok());
+    const c = cells();
+    const store = (c as unknown as { deps: { store: { startExecution: (...a: unknown[]) => Promise<void> } } }).deps.store;
+    const write = store.startExecution.bind(store);
+    const writing = deferred();
+    const finish = deferred();
+    store.startExecution = async (...a: unknown[]) => (writing.resolve(), await finish.promise, write(...a));
+    const cell = c.execute("print('never')", "s", { executionId: "gap" });
+    await writing.promise;
+    expect(await c.interrupt({ executionId: "gap" })).toEqual({ execution_id: "gap", rung: "before_start" });
+    finish.resolve();
+    expect(await cell).toMatchObject({ id: "gap", status: "interrupted", ended_by: "before_start", generation: "g-1" });
+    expect(ran).toEqual([]);
+    expect(getExecution(db, "gap")).toMatchObject({ code: "print('never')", status: "interrupted" });
   });
 });
 

@@ -38,9 +38,9 @@ export interface CellsDeps {
   /** C16: where a running cell's output goes (to watching clients only); null when live output is off. */
   liveOutput: Pick<LiveOutputHub, "forExecution"> | null;
   /** C20: where a running cell's displays are stored and published from. */
-  displays: Pick<DisplayRecorder, "forExecution" | "dropped">;
+  displays: Pick<DisplayRecorder, "forExecution" | "output" | "settled" | "dropped">;
   /** Bring a session's header up to date with changes made outside it (before each of its requests). */
-  observeInstructions(sessionId: string): void;
+  observeInstructions(sessionId: string): Promise<void>;
   /** What request handlers see (built once every service exists). */
   services(): HostServices;
 }
@@ -91,17 +91,21 @@ export class Cells {
       const live: LiveExecution = { id: opts.executionId ?? this.deps.newId("ex"), sessionId, generation: worker.generation, yielded: false, ended: false, hooksPin: null };
       // A restart may have run meanwhile: an interrupt that came during it still keeps the cell from running.
       if (queuedId !== null && this.queued.get(queuedId) === "cancelled") return await this.closeUnrun(queuedId, sessionId, live.generation, code, opts.origin);
+      await store.startExecution({ id: live.id, sessionId, generation: live.generation, code, startedAtMs: this.deps.now(), origin: opts.origin ?? "exec" });
+      // The store may answer later than at once (PostgreSQL): an interrupt that came while the row
+      // was written finds the cell still queued, and it is closed without running.
+      if (queuedId !== null && this.queued.get(queuedId) === "cancelled") return await this.finishUnrun(queuedId, sessionId);
       // From here the cell is the live one (bench.run sets it before any await): the ladder reaches it.
       if (queuedId !== null) this.queued.delete(queuedId);
-      await store.startExecution({ id: live.id, sessionId, generation: live.generation, code, startedAtMs: this.deps.now(), origin: opts.origin ?? "exec" });
       const completion = await this.runCell(bench, live, code);
       const row = await recordCompletion(store, live, completion, this.deps.now(), this.deps.displays.dropped(live, (completion as { displays_dropped?: number }).displays_dropped));
       this.deps.notify({ type: "execution", session_id: sessionId, execution_id: live.id, status: row.status, at_ms: this.deps.now() });
       if (worker.state === "dead" && !this.deps.life.stopping && !workbenches.closed(sessionId)) {
         // The cell's record is closed already: a failed restart must not lose its report. The next
         // cell finds the worker dead and tries again.
-        await workbenches.restart(bench, limitReason(row.failure) ?? `after_${row.status}`).catch((error: Error) =>
-          store.recordIncident("workbench.restart_failed", { session_id: sessionId, after: live.id, error: error.message }, this.deps.now()),
+        // A session this host lost (C21) is refused its restart: it writes nothing more here, no incident either.
+        await workbenches.restart(bench, limitReason(row.failure) ?? `after_${row.status}`).catch((error: Error & { code?: string }) =>
+          error.code === "SESSION_NOT_HELD" ? undefined : store.recordIncident("workbench.restart_failed", { session_id: sessionId, after: live.id, error: error.message }, this.deps.now()),
         );
       }
       return report(row);
@@ -118,7 +122,7 @@ export class Cells {
   private async runCell(bench: Workbench, live: LiveExecution, code: string): Promise<CellCompletion> {
     const startedAt = Date.now();
     try {
-      return await bench.run(live, code, (req, ctx) => this.serveRequest(bench, req, ctx), this.outputOf(live), this.displaysOf(live));
+      return await bench.run(live, code, (req, ctx) => this.serveRequest(bench, req, ctx), this.outputOf(live), this.displaysOf(live), () => this.deps.displays.settled(live));
     } catch (error) {
       return refusedCompletion(live.id, startedAt, error as Error & { code?: string });
     } finally {
@@ -126,9 +130,10 @@ export class Cells {
     }
   }
 
-  /** The cell's live output listener: each message to the clients watching it, nothing kept. */
+  /** The cell's live output listener: each message to the clients watching it, nothing kept, in order with its displays. */
   private outputOf(live: LiveExecution): OutputListener | undefined {
-    return this.deps.liveOutput?.forExecution(live);
+    const listener = this.deps.liveOutput?.forExecution(live);
+    return listener && this.deps.displays.output(live, listener);
   }
 
   /** The cell's display listener (C20): each display stored, then to the clients watching it. */
@@ -162,10 +167,14 @@ export class Cells {
 
   /** A queued cell interrupted before its turn: recorded as interrupted, its code never sent. */
   private async closeUnrun(id: string, sessionId: string, generation: string, code: string, origin: string | undefined): Promise<ExecutionReport> {
-    const { store } = this.deps;
+    await this.deps.store.startExecution({ id, sessionId, generation, code, startedAtMs: this.deps.now(), origin: origin ?? "exec" });
+    return this.finishUnrun(id, sessionId);
+  }
+
+  /** The record of a cell interrupted before its code was sent, opened already: closed as interrupted. */
+  private async finishUnrun(id: string, sessionId: string): Promise<ExecutionReport> {
     const now = this.deps.now();
-    await store.startExecution({ id, sessionId, generation, code, startedAtMs: now, origin: origin ?? "exec" });
-    const row = (await store.finishExecution(sessionId, id, { status: "interrupted", endedBy: "before_start", error: "interrupted while queued; the cell never ran", endedAtMs: now, displaysDropped: 0 }))!;
+    const row = (await this.deps.store.finishExecution(sessionId, id, { status: "interrupted", endedBy: "before_start", error: "interrupted while queued; the cell never ran", endedAtMs: now, displaysDropped: 0 }))!;
     this.deps.notify({ type: "execution", session_id: sessionId, execution_id: id, status: row.status, at_ms: now });
     return report(row);
   }
@@ -196,7 +205,7 @@ export class Cells {
       const live = bench.inScope(ctx.executionId);
       if (!live) throw new ReplyError("scope_expired", `execution ${ctx.executionId} is not the live foreground cell of this generation`);
       try {
-        this.deps.observeInstructions(live.sessionId);
+        await this.deps.observeInstructions(live.sessionId);
       } catch (error) {
         // A header that cannot be observed must not cost the cell its request; the incident says why.
         await store.recordIncident("header.observe_failed", { session_id: live.sessionId, error: String(error) }, this.deps.now());

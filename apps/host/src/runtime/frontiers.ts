@@ -1,13 +1,9 @@
-import type Database from "better-sqlite3";
-import type { HostDb } from "../db/open";
-import { recordFrontier } from "../store/frontiers";
-import { cellRecordSeq, lastSeq, seqBefore } from "../store/transcript";
-import { DEFAULT_FRONTIER_SECTIONS, frontierBlock, type FrontierSectionProvider } from "./frontier-block";
+import { DEFAULT_FRONTIER_SECTIONS, frontierBlock, type FrontierSectionProvider, type FrontierStore } from "./frontier-block";
+import type { Store } from "../store/api";
 
 /** What the frontiers use of the host. */
 export interface FrontiersDeps {
-  db: HostDb;
-  sqlite: Database.Database;
+  store: FrontierStore & Pick<Store, "recordFrontier" | "cellRecordSeq" | "seqBefore" | "lastSeq">;
   now(): number;
   newId(prefix: string): string;
 }
@@ -24,21 +20,21 @@ export class Frontiers {
   }
 
   /** The frontier block for a fold of a session through `coversThrough`. */
-  block(sessionId: string, coversThrough: number): string {
-    return frontierBlock(this.sections, { db: this.deps.db, sqlite: this.deps.sqlite, sessionId, coversThrough });
+  block(sessionId: string, coversThrough: number): Promise<string> {
+    return frontierBlock(this.sections, { store: this.deps.store, sessionId, coversThrough });
   }
 
   /** frontier.select: a frontier through the transcript's last record, installed by the next request. */
-  select(sessionId: string, executionId: string): unknown {
-    const { sqlite } = this.deps;
+  async select(sessionId: string, executionId: string): Promise<unknown> {
+    const { store } = this.deps;
     // The selecting cell's own record (and its result) stays after the frontier: the model reads it after the fold.
-    const own = cellRecordSeq(sqlite, sessionId, executionId);
-    const coversThrough = own !== undefined ? seqBefore(sqlite, sessionId, own) : lastSeq(sqlite, sessionId);
-    const row = recordFrontier(this.deps.db, {
+    const own = await store.cellRecordSeq(sessionId, executionId);
+    const coversThrough = own !== undefined ? await store.seqBefore(sessionId, own) : await store.lastSeq(sessionId);
+    const row = await store.recordFrontier({
       id: this.deps.newId("fr"),
       sessionId,
       coversThrough,
-      block: this.block(sessionId, coversThrough),
+      block: await this.block(sessionId, coversThrough),
       reason: "selected",
       executionId,
       createdAtMs: this.deps.now(),

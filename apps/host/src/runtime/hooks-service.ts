@@ -1,6 +1,5 @@
 import type Database from "better-sqlite3";
 import { startWorker, type HookSlot, type Worker } from "@klbr/supervisor";
-import type { HostDb } from "../db/open";
 import type { HookOutcome, LiveExecution } from "./live-execution";
 import type { IncidentsStore } from "../store/api";
 import { BehaviourManager, type ReleaseRef } from "./behaviour";
@@ -27,7 +26,6 @@ export interface HooksInfo {
 
 /** What the hooks service uses of the host. */
 export interface HooksDeps {
-  db: HostDb;
   sqlite: Database.Database;
   /** The log: the hooks worker's incidents go through it. */
   store: IncidentsStore;

@@ -23,7 +23,6 @@ import { InstructionHeaders } from "./instructions";
 import { passEnvNames, sweepLeftovers } from "./leftovers";
 import { HostLife } from "./lifecycle";
 import { Notifier } from "./notifier";
-import { adoptedSources } from "./orientation-sources";
 import { peerRequestsSection } from "./peer-frontier";
 import { PeerSignals } from "./peer-signals";
 import { RemoteNamespaces } from "./remote-service";
@@ -109,34 +108,36 @@ export class Host {
     try {
       this.sqlite = openHostDatabase(this.layout.database);
       this.db = migrateHostDb(this.sqlite);
-      this.store = storeWithLeases(sqliteStore(this.db, this.sqlite, options.fence ?? leaseFence(this)), this);
+      const store = sqliteStore(this.db, this.sqlite, options.fence ?? leaseFence(this));
+      // Without leases no write can be LEASE_LOST: the store as it is, no wrapper on the turn loop's every call.
+      this.store = options.leaseMs === undefined ? store : storeWithLeases(store, this);
     } catch (error) {
       this.releaseLock();
       throw error;
     }
     this.startedAtMs = this.now();
-    const { db, sqlite, life } = this;
+    const { sqlite, life } = this;
     const now = () => this.now();
     const notify = (n: Notification) => this.notifier.notify(n);
     const { interruptGraceMs, sigintGraceMs } = options;
     const liveOutput = (this.liveOutput = options.liveOutput === false ? null : new LiveOutputHub());
     this.launch = new WorkerLaunch({ python, pythonDir, workspace: this.workspace, sandbox: this.sandbox, passEnv, interruptGraceMs, sigintGraceMs, liveOutput: liveOutput !== null, display: options.display !== false });
-    const displays = new DisplayRecorder({ db, now, publish: liveOutput ? (event) => liveOutput.publishDisplay(event) : null });
-    this.hooks = new HooksService({ db, sqlite, store: this.store, now, notify, life, launch: this.launch, releasesDir: this.layout.releases, defaultSource: join(pythonDir, "klbr_hooks") });
+    const displays = new DisplayRecorder({ store: this.store, now, publish: liveOutput ? (event) => liveOutput.publishDisplay(event) : null });
+    this.hooks = new HooksService({ sqlite, store: this.store, now, notify, life, launch: this.launch, releasesDir: this.layout.releases, defaultSource: join(pythonDir, "klbr_hooks") });
     this.skills = new SkillsService({ builtinDir: options.builtinSkillsDir ?? process.env.KLBR_SKILLS_DIR ?? join(this.workspace, "skills"), managedDir: this.layout.managedSkills });
-    this.headers = new InstructionHeaders(db, now, (sessionId) => adoptedSources(db, sessionId));
+    this.headers = new InstructionHeaders(this.store, now);
     const requestLog = (this.requestLog = new RequestLog(this.store, now));
-    this.remote = new RemoteNamespaces({ db, dataDir: this.dataDir, pythonDir, now, newId, liveOutput, displays, ...this.launch.graces(), limits: this.limitSettings.limits });
-    this.workbenches = new Workbenches({ store: this.store, now, notify, life, launch: this.launch, skills: this.skills, headers: this.headers, onHostReply: (event) => void requestLog.replied(event), spares: options.spares ?? 0, ...(options.bytecodeCache !== undefined ? { bytecodeDir: options.bytecodeCache || null } : {}), ...(options.startConcurrency !== undefined ? { startConcurrency: options.startConcurrency } : {}) });
+    this.remote = new RemoteNamespaces({ store: this.store, dataDir: this.dataDir, pythonDir, now, newId, liveOutput, displays, ...this.launch.graces(), limits: this.limitSettings.limits });
+    this.workbenches = new Workbenches({ store: this.store, now, notify, life, launch: this.launch, skills: this.skills, headers: this.headers, onHostReply: (event) => void requestLog.replied(event), mayStart: (sessionId) => !this.leasing?.lost(sessionId), spares: options.spares ?? 0, ...(options.bytecodeCache !== undefined ? { bytecodeDir: options.bytecodeCache || null } : {}), ...(options.startConcurrency !== undefined ? { startConcurrency: options.startConcurrency } : {}) });
     this.culler = options.idleTimeoutMs === undefined ? null : hostIdleCuller(this, options.idleTimeoutMs);
-    this.wakes = new Wakes({ db, now, notify, life, hooks: this.hooks, ...(options.leaseMs !== undefined ? { gate: (sessionId: string) => this.leasing!.claim(sessionId) } : {}) });
+    this.wakes = new Wakes({ store: this.store, now, notify, life, hooks: this.hooks, ...(options.leaseMs !== undefined ? { gate: (sessionId: string) => this.leasing!.claim(sessionId) } : {}) });
     const turnOf = (sessionId: string) => this.turns?.turnOf(sessionId) ?? null;
     this.sessions = new Sessions({ now, notify, life, workbenches: this.workbenches, skills: this.skills, headers: this.headers, turnOf });
-    this.frontiers = new Frontiers({ db, sqlite, now, newId });
-    this.frontiers.addSection(peerRequestsSection(db));
-    this.views = new Status({ db, dataDir: this.dataDir, workspace: this.workspace, startedAtMs: this.startedAtMs, now, sandbox: this.sandbox, limits: () => this.limits, hooks: this.hooks, workbenches: this.workbenches, skills: this.skills, turns: () => this.turns, remote: this.remote, pool: () => workbenchPool(this.workbenches, this.culler, options.idleTimeoutMs), liveOutput: liveOutput !== null });
+    this.frontiers = new Frontiers({ store: this.store, now, newId });
+    this.frontiers.addSection(peerRequestsSection());
+    this.views = new Status({ store: this.store, dataDir: this.dataDir, workspace: this.workspace, startedAtMs: this.startedAtMs, now, sandbox: this.sandbox, limits: () => this.limits, hooks: this.hooks, workbenches: this.workbenches, skills: this.skills, turns: () => this.turns, remote: this.remote, pool: () => workbenchPool(this.workbenches, this.culler, options.idleTimeoutMs), liveOutput: liveOutput !== null });
     this.services = this.requestServices();
-    const observeInstructions = (sessionId: string) => void this.headers.observeOutside(sessionId);
+    const observeInstructions = async (sessionId: string) => void (await this.headers.observeOutside(sessionId));
     this.leasing = leasingOf(this, options);
     this.cells = new Cells({ store: this.store, now, newId, notify, life, workbenches: this.workbenches, hooks: this.hooks, requestLog, liveOutput, displays, observeInstructions, services: () => this.services });
   }
@@ -146,7 +147,7 @@ export class Host {
     const host = new Host(options);
     try {
       if (options.telemetry !== false) {
-        host.telemetry = startHostTelemetry({ db: host.db, sqlite: host.sqlite, route: () => host.turns?.route ?? null, subscribe: (l) => host.subscribe(l) }, options.telemetry ?? {});
+        host.telemetry = startHostTelemetry({ store: host.store, route: () => host.turns?.route ?? null, subscribe: (l) => host.subscribe(l) }, options.telemetry ?? {});
       }
       host.launch.hostTree = (await sweepLeftovers(host.dataDir)).tag;
       await host.sandbox.check();
@@ -230,13 +231,13 @@ export class Host {
   }
 
   /** `klbr status` (see Status.status). */
-  status(): unknown {
-    return { ...(this.views.status() as Record<string, unknown>), telemetry: this.telemetry?.status() ?? null };
+  async status(): Promise<unknown> {
+    return { ...((await this.views.status()) as Record<string, unknown>), telemetry: this.telemetry?.status() ?? null };
   }
 
   /** `klbr status` over the control socket: with leases, also the hosts sharing the database and the sessions each holds (C21). */
   async statusReply(): Promise<unknown> {
-    return { ...(this.status() as Record<string, unknown>), ...(await this.leasing?.status()) };
+    return { ...((await this.status()) as Record<string, unknown>), ...(await this.leasing?.status()) };
   }
 
   /** Subscribe to notifications; returns the unsubscribe function. */
@@ -252,7 +253,7 @@ export class Host {
     return {
       workspace: this.workspace,
       dataDir: this.dataDir,
-      db: this.db,
+      store: this.store,
       sandbox: this.sandbox,
       get limitsMechanism() {
         return launch.limits;
@@ -278,8 +279,6 @@ export class Host {
     const { life, leasing } = this;
     const base: TurnHost = {
       store: this.store,
-      db: this.db,
-      sqlite: this.sqlite,
       now: () => this.now(),
       newId: (prefix) => newId(prefix),
       notify: (n) => this.notifier.notify(n),
@@ -287,7 +286,7 @@ export class Host {
       interrupt: (executionId) => this.cells.interrupt({ executionId }),
       prepareSession: (sessionId) => this.sessions.prepare(sessionId),
       frontierBlock: (sessionId, through) => this.frontiers.block(sessionId, through),
-      observeInstructions: (sessionId) => void this.headers.observeOutside(sessionId),
+      observeInstructions: async (sessionId) => void (await this.headers.observeOutside(sessionId)),
       closed: (sessionId) => this.workbenches.closed(sessionId),
       signal: life.signal,
       get stopping() {

@@ -1,7 +1,8 @@
 import { joinSources, observe, pinAtStart, resolve, sha256Hex, type Actor, type SourceInput } from "@klbr/header";
-import type { HostDb } from "../db/open";
-import { appendHeaderRecord, headerChain } from "../store/headers";
+import type { Store } from "../store/api";
+import type { HeaderPlan } from "../store/api/headers";
 import type { InstructionSource } from "./contract";
+import { adoptedSources } from "./orientation-sources";
 
 /** Builds a session's full source list from its adopted sources (the skills part is fixed per generation). */
 export type SourceComposer = (adopted: readonly InstructionSource[]) => SourceInput[];
@@ -18,38 +19,54 @@ export class InstructionHeaders {
   private readonly composers = new Map<string, SourceComposer>();
 
   constructor(
-    private readonly db: HostDb,
+    private readonly store: Pick<Store, "observeHeader" | "headerChain">,
     private readonly now: () => number,
-    private readonly adopted: (sessionId: string) => InstructionSource[],
   ) {}
 
   /** A new workbench generation: pin the header if the session has none, otherwise observe the change (host). */
-  observeGeneration(sessionId: string, compose: SourceComposer): void {
+  async observeGeneration(sessionId: string, compose: SourceComposer): Promise<void> {
+    // Set before any await: an observation asked meanwhile composes under this generation.
     this.composers.set(sessionId, compose);
-    this.observe(sessionId, { origin: "host", reason: "instruction sources changed at a new workbench generation" });
+    await this.observe(sessionId, { origin: "host", reason: "instruction sources changed at a new workbench generation" });
   }
 
   /**
    * Observe the session's sources now: pin when there is no header, append a revision attributed to
    * `actor` when the text changed. Returns the header digest after it, or null when the session has
-   * no generation in this host yet (its first generation observes everything).
+   * no generation in this host yet (its first generation observes everything). The chain, the
+   * adopted sources and the append are one store write (HeadersStore.observeHeader).
    */
-  observe(sessionId: string, actor: Actor): string | null {
-    const compose = this.composers.get(sessionId);
-    const chain = headerChain(this.db, sessionId);
-    if (!compose) return chain.length === 0 ? null : resolve(chain).digest;
-    const sources = compose(this.adopted(sessionId));
+  observe(sessionId: string, actor: Actor): Promise<string | null> {
     const at = this.now();
-    if (chain.length === 0) {
-      const pin = pinAtStart(sources, at);
-      appendHeaderRecord(this.db, { sessionId, type: "header_pin", digest: pin.digest, record: pin, atMs: at });
-      return pin.digest;
-    }
-    const revision = observe(chain, sources, actor, at);
-    // Unchanged: the current digest is the digest of these sources' text.
-    if (!revision) return sha256Hex(joinSources(sources));
-    appendHeaderRecord(this.db, { sessionId, type: "header_revision", digest: revision.digest, record: revision, atMs: at });
-    return revision.digest;
+    return this.store.observeHeader(sessionId, this.plan(sessionId, actor, at), at);
+  }
+
+  /**
+   * The same observation as a plan for a store transaction that records something with it:
+   * orientation.adopt records the adoption and the adopting session's revision in one transaction
+   * (OrientationStore.adoptCandidate), the plan reading the sources with the adoption in them.
+   */
+  observation(sessionId: string, actor: Actor): { plan: HeaderPlan<string | null>; atMs: number } {
+    const at = this.now();
+    return { plan: this.plan(sessionId, actor, at), atMs: at };
+  }
+
+  /** What an observation appends to `chain` under the session's composer as it is now (pure, see HeaderPlan). */
+  private plan(sessionId: string, actor: Actor, at: number): HeaderPlan<string | null> {
+    const compose = this.composers.get(sessionId);
+    return (chain, adopted) => {
+      const links = chain as Parameters<typeof resolve>[0];
+      if (!compose) return { append: null, result: links.length === 0 ? null : resolve(links).digest };
+      const sources = compose(adoptedSources(adopted));
+      if (links.length === 0) {
+        const pin = pinAtStart(sources, at);
+        return { append: { type: "header_pin", digest: pin.digest, record: pin }, result: pin.digest };
+      }
+      const revision = observe(links, sources, actor, at);
+      // Unchanged: the current digest is the digest of these sources' text.
+      if (!revision) return { append: null, result: sha256Hex(joinSources(sources)) };
+      return { append: { type: "header_revision", digest: revision.digest, record: revision }, result: revision.digest };
+    };
   }
 
   /**
@@ -57,13 +74,13 @@ export class InstructionHeaders {
    * orientation in its scope): observed as a host revision. Done before each of its requests; a
    * model driver calls it before assembling a request.
    */
-  observeOutside(sessionId: string): string | null {
+  observeOutside(sessionId: string): Promise<string | null> {
     return this.observe(sessionId, { origin: "host", reason: "instruction sources changed outside this session" });
   }
 
   /** runtime.instructions: the exact current text, and where the chain stopped if a link did not reconstruct. */
-  current(sessionId: string): unknown {
-    const chain = headerChain(this.db, sessionId);
+  async current(sessionId: string): Promise<unknown> {
+    const chain = (await this.store.headerChain(sessionId)) as Parameters<typeof resolve>[0];
     const resolution = resolve(chain);
     return {
       text: resolution.text,

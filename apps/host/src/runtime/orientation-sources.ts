@@ -1,5 +1,4 @@
-import type { HostDb } from "../db/open";
-import { currentSources } from "../store/orientation";
+import type { AdoptedRows } from "../store/api/headers";
 import type { InstructionSource } from "./contract";
 
 /**
@@ -8,10 +7,11 @@ import type { InstructionSource } from "./contract";
  * target; when both scopes adopted the same target the session's is `<target> (session)`, since
  * two sources of one header cannot share a name. A text without a final newline gets one in the
  * header, so the next source starts on its own line (the candidate keeps its exact bytes).
+ * Pure: the rows are the store's (HeadersStore.observeHeader reads them with the chain).
  */
-export function adoptedSources(db: HostDb, sessionId: string): InstructionSource[] {
-  const global = currentSources(db, { kind: "global" }).map((s) => ({ target: s.target, session: false, text: s.text }));
-  const own = currentSources(db, { kind: "session", session_id: sessionId }).map((s) => ({ target: s.target, session: true, text: s.text }));
+export function adoptedSources(adopted: AdoptedRows): InstructionSource[] {
+  const global = adopted.global.map((s) => ({ target: s.target, session: false, text: s.text }));
+  const own = adopted.own.map((s) => ({ target: s.target, session: true, text: s.text }));
   const globalTargets = new Set(global.map((s) => s.target));
   return [...global, ...own]
     .sort((a, b) => (a.target < b.target ? -1 : a.target > b.target ? 1 : Number(a.session) - Number(b.session)))

@@ -1,6 +1,4 @@
 import { frameInput, stampOrUnknown } from "@klbr/transcript";
-import type { HostDb } from "../db/open";
-import { openPeerRequests } from "../store/peer-requests";
 import type { FrontierSectionProvider } from "./frontier-block";
 
 /**
@@ -9,9 +7,9 @@ import type { FrontierSectionProvider } from "./frontier-block";
  * each, so a folded transcript still knows what it owes and what it is owed. Received requests
  * are framed as the model first read them.
  */
-export function peerRequestsSection(db: HostDb): FrontierSectionProvider {
-  return ({ sessionId }) => {
-    const { outgoing, incoming } = openPeerRequests(db, sessionId);
+export function peerRequestsSection(): FrontierSectionProvider {
+  return async ({ store, sessionId }) => {
+    const { outgoing, incoming } = await store.openPeerRequests(sessionId);
     const lines = [
       ...outgoing.map((r) => `sent, awaiting a result: request ${r.request_id} to ${r.to_session} (peer ${r.peer_id}), sent ${stampOrUnknown(r.sent_at_ms)}\n${r.content}`),
       ...incoming.map(

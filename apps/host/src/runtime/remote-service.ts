@@ -1,25 +1,12 @@
 import type { ResourceLimits } from "@klbr/supervisor";
 import { collectRuntime, findTarget, installScript, isRemoteError, openRemoteWorker, readTargets, type InstalledRuntime, type RemoteWorker } from "@klbr/remote";
 import type { CellCompletion, DisplayListener, OutputListener } from "@klbr/supervisor";
-import type { HostDb } from "../db/open";
+import type { Store } from "../store/api";
 import type { DisplayRecorder } from "./displays";
 import type { LiveExecution } from "./live-execution";
 import type { LiveOutputHub } from "./live-output";
 import { invalidRequest, ReplyError } from "../requests/errors";
-import {
-  closeNamespace,
-  endGeneration,
-  finishOperation,
-  getNamespace,
-  getOperation,
-  insertGeneration,
-  insertNamespace,
-  insertOperation,
-  latestGeneration,
-  openNamespace,
-  openNamespaces,
-  type RemoteNamespaceRow,
-} from "../store/remote";
+import type { RemoteNamespaceRow } from "../store/remote";
 
 /** `remote.ensure` reply (C14). */
 export interface EnsureReply {
@@ -63,7 +50,8 @@ export interface RemoteService {
 
 /** What the service needs of the host. */
 export interface RemoteDeps {
-  db: HostDb;
+  /** The log: namespaces, generations and operations (RemoteStore). */
+  store: Pick<Store, "recordGeneration" | "closeWithGeneration" | "getNamespace" | "openNamespace" | "openNamespaces" | "latestGeneration" | "endGeneration" | "getOperation" | "insertOperation" | "finishOperation">;
   dataDir: string;
   pythonDir: string;
   now(): number;
@@ -75,7 +63,7 @@ export interface RemoteDeps {
   /** C16: remote cells stream like local ones, under the execution that called them; null when off. */
   liveOutput?: Pick<LiveOutputHub, "forExecution"> | null;
   /** C20: remote cells' displays are the calling execution's (stored and listed under it); absent: remote workers send none. */
-  displays?: Pick<DisplayRecorder, "forExecution" | "addDropped">;
+  displays?: Pick<DisplayRecorder, "forExecution" | "output" | "addDropped">;
 }
 
 /** The longest cell source the wire accepts (spec "Transport and bounds"). */
@@ -133,6 +121,8 @@ export class RemoteNamespaces implements RemoteService {
   readonly #live = new Map<string, LiveGeneration>();
   /** ensure() calls under way, by session and target: a second caller shares the first one's start. */
   readonly #starting = new Map<string, Promise<EnsureReply>>();
+  /** remote.call admissions under way, by namespace and operation id: the same operation's second call reads what the first wrote. */
+  readonly #admitting = new Map<string, Promise<unknown>>();
   #stopping = false;
 
   constructor(deps: RemoteDeps) {
@@ -153,15 +143,15 @@ export class RemoteNamespaces implements RemoteService {
   }
 
   async #ensure(live: LiveExecution, targetName: string): Promise<EnsureReply> {
-    const { db } = this.#deps;
-    const existing = openNamespace(db, live.sessionId, targetName);
+    const { store } = this.#deps;
+    const existing = await store.openNamespace(live.sessionId, targetName);
     const running = existing ? this.#live.get(existing.id) : undefined;
     if (existing && running && running.remote.worker.state !== "dead") return this.#reply(running);
     if (this.#stopping) throw new ReplyError("unavailable", "the host is stopping");
     let remote: RemoteWorker;
     let runtime: InstalledRuntime;
     const namespaceId = existing?.id ?? this.#deps.newId("rns");
-    const previous = existing ? latestGeneration(db, existing.id) : undefined;
+    const previous = existing ? await store.latestGeneration(existing.id) : undefined;
     const generation = `g-${(previous ? Number(previous.generation.replace(/^g-/, "")) || 0 : 0) + 1}`;
     let target;
     try {
@@ -188,8 +178,7 @@ export class RemoteNamespaces implements RemoteService {
     }
     const now = this.#deps.now();
     // The namespace row is written once a worker said hello: a target that cannot be reached leaves no namespace.
-    if (!existing) insertNamespace(db, { id: namespaceId, sessionId: live.sessionId, target: targetName, openedByExecutionId: live.id, openedAtMs: now });
-    insertGeneration(db, {
+    await store.recordGeneration(existing ? null : { id: namespaceId, sessionId: live.sessionId, target: targetName, openedByExecutionId: live.id, openedAtMs: now }, {
       namespaceId,
       generation,
       target: targetName,
@@ -199,16 +188,17 @@ export class RemoteNamespaces implements RemoteService {
       runtimeCopied: runtime.copied,
       python: runtime.python,
       startedAtMs: now,
+    }).catch(async (error: unknown) => {
+      // Not recorded: a worker no row names must not run on.
+      await remote.worker.shutdown();
+      throw error;
     });
     const gen: LiveGeneration = { namespaceId, generation, target: targetName, remote, tail: Promise.resolve(), ops: new Map() };
     this.#live.set(namespaceId, gen);
     remote.worker.onDeath((exit) => {
       if (this.#live.get(namespaceId) === gen) this.#live.delete(namespaceId);
-      try {
-        endGeneration(db, namespaceId, generation, exit.reason, this.#deps.now());
-      } catch {
-        /* the log is closed: the host stopped, and its recovery closes the row at the next start */
-      }
+      // The log may be closed (the host stopped): its recovery closes the row at the next start.
+      store.endGeneration(namespaceId, generation, exit.reason, this.#deps.now()).catch(() => undefined);
     });
     return this.#reply(gen);
   }
@@ -220,8 +210,8 @@ export class RemoteNamespaces implements RemoteService {
   // ---- scope ----
 
   /** The session's namespace `id`, or scope_expired (another session's namespace is not live for this one). */
-  #namespace(live: LiveExecution, id: string): RemoteNamespaceRow {
-    const ns = getNamespace(this.#deps.db, id);
+  async #namespace(live: LiveExecution, id: string): Promise<RemoteNamespaceRow> {
+    const ns = await this.#deps.store.getNamespace(id);
     if (!ns || ns.sessionId !== live.sessionId) throw scopeExpired(`namespace ${JSON.stringify(id)}`);
     return ns;
   }
@@ -245,21 +235,39 @@ export class RemoteNamespaces implements RemoteService {
     }
     const code = payload.code;
     if (Buffer.byteLength(code) > MAX_CODE_BYTES) throw invalidRequest(`payload.code is ${Buffer.byteLength(code)} bytes, more than ${MAX_CODE_BYTES}`);
-    const ns = this.#namespace(live, params.namespace_id);
+    // One admission at a time per operation identity: a repeat reads the row the first one wrote (it was one tick before the store was async).
+    const key = `${params.namespace_id}\0${params.operation_id}`;
+    const prior = this.#admitting.get(key);
+    const admitted = (prior ?? Promise.resolve()).catch(() => undefined).then(() => this.#admit(live, params, code, signal));
+    const admission = admitted.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.#admitting.set(key, admission);
+    void admission.then(() => {
+      if (this.#admitting.get(key) === admission) this.#admitting.delete(key);
+    });
+    const started = await admitted;
+    return started();
+  }
+
+  /** remote.call's checks and its operation row; resolves to what then waits for the operation's record. */
+  async #admit(live: LiveExecution, params: CallParams, code: string, signal?: AbortSignal): Promise<() => Promise<CompletionRecord>> {
+    const ns = await this.#namespace(live, params.namespace_id);
     if (ns.target !== params.target) throw invalidRequest(`namespace ${JSON.stringify(ns.id)} is on target ${JSON.stringify(ns.target)}, not ${JSON.stringify(params.target)}`);
     // Idempotent by operation id: the same call again gets the same record, whatever happened since.
-    const done = getOperation(this.#deps.db, ns.id, params.operation_id);
+    const done = await this.#deps.store.getOperation(ns.id, params.operation_id);
     if (done) {
       if (done.generation !== params.namespace_generation || done.code !== code) {
         throw new ReplyError("conflict", `operation ${JSON.stringify(params.operation_id)} of namespace ${JSON.stringify(ns.id)} was already called with another generation or code`);
       }
-      if (done.status !== "running") return done.completion as CompletionRecord;
+      if (done.status !== "running") return async () => done.completion as CompletionRecord;
       const inflight = this.#live.get(ns.id)?.ops.get(params.operation_id);
-      if (inflight) return inflight.promise;
+      if (inflight) return () => inflight.promise;
       throw new ReplyError("conflict", `operation ${JSON.stringify(params.operation_id)} is recorded as running, but no worker of this host runs it`);
     }
     const gen = this.#generation(ns, params.namespace_generation);
-    insertOperation(this.#deps.db, {
+    await this.#deps.store.insertOperation({
       namespaceId: ns.id,
       generation: gen.generation,
       operationId: params.operation_id,
@@ -268,23 +276,29 @@ export class RemoteNamespaces implements RemoteService {
       executionId: live.id,
       startedAtMs: this.#deps.now(),
     });
+    // A generation that died while the row was written fails the operation in #run, recorded as any refusal.
     const op: LiveOperation = { code, caller: live, started: false, cancelled: false, promise: undefined as never };
     op.promise = gen.tail.then(() => this.#run(gen, params.operation_id, op));
     gen.tail = op.promise.catch(() => undefined);
     gen.ops.set(params.operation_id, op);
-    // The calling cell ended (interrupted, or its task outlived it): what it started remotely stops too.
-    const onAbort = () => void this.#cancelOp(gen, params.operation_id, op);
-    signal?.addEventListener("abort", onAbort, { once: true });
-    try {
-      return await op.promise;
-    } finally {
-      signal?.removeEventListener("abort", onAbort);
-    }
+    return async () => {
+      // The calling cell ended (interrupted, or its task outlived it): what it started remotely stops too.
+      const onAbort = () => void this.#cancelOp(gen, params.operation_id, op);
+      if (signal?.aborted) onAbort();
+      signal?.addEventListener("abort", onAbort, { once: true });
+      try {
+        return await op.promise;
+      } finally {
+        signal?.removeEventListener("abort", onAbort);
+      }
+    };
   }
 
   /** A remote cell's live output and displays, under the local cell that called it (one seq for both). */
   #outputOf(op: LiveOperation): { onOutput?: OutputListener; onDisplay?: DisplayListener } {
-    const onOutput = this.#deps.liveOutput?.forExecution(op.caller);
+    const listener = this.#deps.liveOutput?.forExecution(op.caller);
+    // In order with the caller's displays (a display still being stored holds the output after it).
+    const onOutput = listener && this.#deps.displays ? this.#deps.displays.output(op.caller, listener) : listener;
     const onDisplay = this.#deps.displays?.forExecution(op.caller);
     return { ...(onOutput ? { onOutput } : {}), ...(onDisplay ? { onDisplay } : {}) };
   }
@@ -315,7 +329,7 @@ export class RemoteNamespaces implements RemoteService {
       }
     }
     try {
-      finishOperation(this.#deps.db, gen.namespaceId, operationId, {
+      await this.#deps.store.finishOperation(gen.namespaceId, operationId, {
         status: record.kind === "cell" ? (record.status as "ok" | "error" | "interrupted") : "failed",
         completion: record,
         endedBy,
@@ -330,7 +344,7 @@ export class RemoteNamespaces implements RemoteService {
   // ---- remote.cancel ----
 
   async cancel(live: LiveExecution, params: { namespace_id: string; namespace_generation: string; operation_id: string }): Promise<CancelReply> {
-    const gen = this.#generation(this.#namespace(live, params.namespace_id), params.namespace_generation);
+    const gen = this.#generation(await this.#namespace(live, params.namespace_id), params.namespace_generation);
     const base = { namespace_id: gen.namespaceId, namespace_generation: gen.generation, operation_id: params.operation_id };
     const op = gen.ops.get(params.operation_id);
     if (!op) return { ...base, status: "not_running", rung: null };
@@ -354,8 +368,8 @@ export class RemoteNamespaces implements RemoteService {
   // ---- remote.close ----
 
   async close(live: LiveExecution, params: { namespace_id: string; namespace_generation: string }) {
-    const ns = this.#namespace(live, params.namespace_id);
-    const latest = latestGeneration(this.#deps.db, ns.id);
+    const ns = await this.#namespace(live, params.namespace_id);
+    const latest = await this.#deps.store.latestGeneration(ns.id);
     if (ns.status !== "open" || !latest || latest.generation !== params.namespace_generation) {
       throw scopeExpired(`generation ${JSON.stringify(params.namespace_generation)} of namespace ${JSON.stringify(ns.id)}`);
     }
@@ -364,19 +378,20 @@ export class RemoteNamespaces implements RemoteService {
     // exits, which ends the ssh session; the supervisor hard-stops the lot after its grace.
     if (gen) await gen.remote.worker.shutdown();
     const now = this.#deps.now();
-    endGeneration(this.#deps.db, ns.id, params.namespace_generation, "closed", now);
-    closeNamespace(this.#deps.db, ns.id, live.id, now);
+    await this.#deps.store.closeWithGeneration(ns.id, params.namespace_generation, live.id, now);
     return { namespace_id: ns.id, namespace_generation: params.namespace_generation, status: "closed" as const };
   }
 
   // ---- the host's side ----
 
   /** Open namespaces with their live generation, for `klbr status`. */
-  status(): unknown[] {
-    return openNamespaces(this.#deps.db).map((ns) => {
+  async status(): Promise<unknown[]> {
+    const out: unknown[] = [];
+    for (const ns of await this.#deps.store.openNamespaces()) {
+      const latest = await this.#deps.store.latestGeneration(ns.id);
+      // Read after the awaits: the live state as it is now.
       const gen = this.#live.get(ns.id);
-      const latest = latestGeneration(this.#deps.db, ns.id);
-      return {
+      out.push({
         namespace_id: ns.id,
         session_id: ns.sessionId,
         target: ns.target,
@@ -386,8 +401,9 @@ export class RemoteNamespaces implements RemoteService {
         ssh_pid: gen?.remote.worker.pid ?? null,
         running: gen ? [...gen.ops.entries()].filter(([, op]) => op.started).map(([id]) => id) : [],
         ended: latest?.endReason ?? null,
-      };
-    });
+      });
+    }
+    return out;
   }
 
   /** Shut every remote worker down (each takes its remote tree with it); namespaces stay open for the next host. */
@@ -397,7 +413,7 @@ export class RemoteNamespaces implements RemoteService {
     const gens = [...this.#live.values()];
     await Promise.allSettled(
       gens.map(async (gen) => {
-        endGeneration(this.#deps.db, gen.namespaceId, gen.generation, "host_stop", this.#deps.now());
+        await this.#deps.store.endGeneration(gen.namespaceId, gen.generation, "host_stop", this.#deps.now()).catch(() => undefined);
         await gen.remote.worker.shutdown();
       }),
     );

@@ -6,7 +6,7 @@ import {
   isDriverError,
   needsBudgetFold,
   renderCellResult,
-  planBudgetFold,
+  planBudgetFoldAsync,
   RequestAssembler,
   routeKey,
   type FrontierRef,
@@ -14,28 +14,16 @@ import {
   type Route,
 } from "@klbr/driver";
 import { fold, JOINED_SOURCE, resolve } from "@klbr/header";
-import type Database from "better-sqlite3";
-import type { HostDb } from "../db/open";
 import type { Store } from "../store/api";
 import type { Notification } from "../requests/context";
-import { markConsumed } from "../store/events";
-import { markInstalled, recordFrontier } from "../store/frontiers";
-import { installedFrontierOf, pendingFrontierOf, pinIdOf, pinOf, turnStatements, type FrontierFields } from "../store/turn-statements";
-import { appendHeaderRecord, headerChain, headerRecord, headerRows, latestPin } from "../store/headers";
-import { recordIncident } from "../store/incidents";
-import { failModelRequest, finishModelRequest, sessionModelRequests, startModelRequest } from "../store/model-requests";
-import { appendTranscript, cellResult, lastSeq, loadTranscript, transcriptRows } from "../store/transcript";
-import { transcribeNew } from "../store/transcribe";
-import { createWait } from "../store/waits";
+import type { FrontierFields } from "../store/turn-statements";
 import { reassembleRequest } from "./reassemble";
 import { TurnStop } from "./turn-stop";
 
 /** What one session's turn loop uses of the host. */
 export interface TurnHost {
-  /** The log through the async Store (the turn loop's callers are moving onto it from `db`). */
+  /** The log, through the async Store (C21): every read and write of a turn goes through it. */
   readonly store: Store;
-  readonly db: HostDb;
-  readonly sqlite: Database.Database;
   now(): number;
   newId(prefix: string): string;
   notify(notification: Notification): void;
@@ -46,11 +34,11 @@ export interface TurnHost {
   /** The session's workbench is up and its header pinned. */
   prepareSession(sessionId: string): Promise<void>;
   /** Observe instruction changes made outside the session (another session adopted orientation in its scope) before a request. */
-  observeInstructions(sessionId: string): void;
+  observeInstructions(sessionId: string): Promise<void>;
   /** Whether the session was stopped for good (peer.stop): it runs no more turns. */
   closed(sessionId: string): boolean;
   /** The frontier block for a fold covering through `coversThrough` (C12). */
-  frontierBlock(sessionId: string, coversThrough: number): string;
+  frontierBlock(sessionId: string, coversThrough: number): Promise<string>;
   /** Whether the host is stopping (a turn then ends without recording a failure). */
   readonly stopping: boolean;
   /** Aborted when the host stops: a route call in flight is abandoned. */
@@ -103,13 +91,8 @@ export class SessionTurns {
     this.stop = new TurnStop((id) => host.interrupt(id));
   }
 
-  private get st() {
-    return turnStatements(this.host.sqlite);
-  }
-
-  private append(row: { kind: string; ref: string; requestId?: string | null; callId?: string | null; detail?: unknown; atMs: number }): number {
-    const detail = row.detail === undefined || row.detail === null ? null : JSON.stringify(row.detail);
-    return (this.st.appendTranscript.get({ sessionId: this.sessionId, kind: row.kind, ref: row.ref, requestId: row.requestId ?? null, callId: row.callId ?? null, detail, atMs: row.atMs }) as { seq: number }).seq;
+  private append(row: { kind: "cell" | "refusal" | "turn_end"; ref: string; requestId?: string | null; callId?: string | null; detail?: unknown; atMs: number }): Promise<number> {
+    return this.host.store.appendTranscript({ sessionId: this.sessionId, ...row });
   }
 
   /** Whether a turn is running now. */
@@ -147,20 +130,16 @@ export class SessionTurns {
         await this.turn();
       } catch (error) {
         if (this.host.stopping) return;
-        recordIncident(this.host.db, "model.turn_failed", { session_id: this.sessionId, error: String((error as Error).stack ?? error) }, this.host.now());
-        this.endTurn("turn_failed", null);
+        await this.host.store.recordIncident("model.turn_failed", { session_id: this.sessionId, error: String((error as Error).stack ?? error) }, this.host.now());
+        await this.endTurn("turn_failed", null);
       } finally {
         this.stop.clear();
       }
     } while (this.again && !this.host.stopping);
   }
 
-  private hasOpenWait(): boolean {
-    return this.st.openWait.get(this.sessionId) !== undefined;
-  }
-
   private async turn(): Promise<void> {
-    if (this.host.closed(this.sessionId) || this.hasOpenWait()) return;
+    if (this.host.closed(this.sessionId) || (await this.host.store.hasOpenWait(this.sessionId))) return;
     const route = this.route();
     if (!route) return;
     await this.host.prepareSession(this.sessionId);
@@ -168,8 +147,8 @@ export class SessionTurns {
     try {
       key = routeKey(route);
     } catch (error) {
-      recordIncident(this.host.db, "model.route_failed", { session_id: this.sessionId, route: route.name, code: (error as { code?: string }).code, message: (error as Error).message }, this.host.now());
-      this.endTurn("route_failed", null);
+      await this.host.store.recordIncident("model.route_failed", { session_id: this.sessionId, route: route.name, code: (error as { code?: string }).code, message: (error as Error).message }, this.host.now());
+      await this.endTurn("route_failed", null);
       return;
     }
     const turnId = this.host.newId("turn");
@@ -179,10 +158,10 @@ export class SessionTurns {
     for (let step = 0; ; step++) {
       // A closed session (peer.stop) sends nothing more: checked before every request (C13).
       if (this.host.stopping || this.host.closed(this.sessionId)) return;
-      let pending = step === 0 ? this.unansweredReply(route) : null;
+      let pending = step === 0 ? await this.unansweredReply(route) : null;
       if (!pending) {
         if (this.stop.requested) {
-          if (this.endTurn("operator_interrupted", null, true)) this.again = true;
+          if (await this.endTurn("operator_interrupted", null, true)) this.again = true;
           return;
         }
         const sent = await this.request(route, key, turnId);
@@ -191,7 +170,7 @@ export class SessionTurns {
       }
       const calls = cellsOf(pending.reply, route.cells);
       if (calls.length === 0) {
-        if (this.endTurn("model_ended_turn", pending.requestId)) continue;
+        if (await this.endTurn("model_ended_turn", pending.requestId)) continue;
         return;
       }
       let yielded = pending.yielded;
@@ -200,19 +179,19 @@ export class SessionTurns {
         if (this.host.stopping) return;
         const closed = this.host.closed(this.sessionId);
         if (closed || yielded) {
-          this.refuse(pending.requestId, call.call_id, closed ? "the session was stopped (peer.stop) before this call" : "the turn ended at a yielded cell before this call");
+          await this.refuse(pending.requestId, call.call_id, closed ? "the session was stopped (peer.stop) before this call" : "the turn ended at a yielded cell before this call");
           continue;
         }
         if (this.stop.requested) {
-          this.refuse(pending.requestId, call.call_id, "the operator stopped the turn before this call");
+          await this.refuse(pending.requestId, call.call_id, "the operator stopped the turn before this call");
           continue;
         }
         if (cells >= this.maxCells) {
-          this.refuse(pending.requestId, call.call_id, `this turn reached max_cells_per_turn (${this.maxCells})`);
+          await this.refuse(pending.requestId, call.call_id, `this turn reached max_cells_per_turn (${this.maxCells})`);
           continue;
         }
         if ("refused" in call) {
-          this.refuse(pending.requestId, call.call_id, call.refused);
+          await this.refuse(pending.requestId, call.call_id, call.refused);
           continue;
         }
         cells += 1;
@@ -220,14 +199,14 @@ export class SessionTurns {
         if (!executionId) {
           executionId = this.host.newId("ex");
           // The record comes first: a restart finds the call taken and never runs it a second time.
-          this.append({ kind: "cell", ref: executionId, requestId: pending.requestId, callId: call.call_id, atMs: this.host.now() });
+          await this.append({ kind: "cell", ref: executionId, requestId: pending.requestId, callId: call.call_id, atMs: this.host.now() });
         }
         this.host.notify({ type: "model", phase: "cell", session_id: this.sessionId, execution_id: executionId, code: call.code, at_ms: this.host.now() });
         const cellStarted = performance.now();
         const report = await this.stop.runCell(executionId, () => this.host.execute(call.code, this.sessionId, { executionId }));
         const cellMs = performance.now() - cellStarted;
         if (report.status === "yielded") yielded = true;
-        const result = cellResult(this.host.sqlite, executionId);
+        const result = await this.host.store.cellResult(executionId);
         this.host.notify({ type: "model", phase: "result", session_id: this.sessionId, execution_id: executionId, status: report.status, text: result ? renderCellResult(result) : "", cell_ms: cellMs, at_ms: this.host.now() });
       }
       if (yielded) {
@@ -235,12 +214,12 @@ export class SessionTurns {
         return;
       }
       if (this.stop.requested) {
-        if (this.endTurn("operator_interrupted", pending.requestId, true)) this.again = true;
+        if (await this.endTurn("operator_interrupted", pending.requestId, true)) this.again = true;
         return;
       }
       if (cells >= this.maxCells) {
-        recordIncident(this.host.db, "model.max_cells_per_turn", { session_id: this.sessionId, turn_id: turnId, cells }, this.host.now());
-        if (this.endTurn("max_cells_per_turn", pending.requestId)) this.again = true;
+        await this.host.store.recordIncident("model.max_cells_per_turn", { session_id: this.sessionId, turn_id: turnId, cells }, this.host.now());
+        if (await this.endTurn("max_cells_per_turn", pending.requestId)) this.again = true;
         return;
       }
     }
@@ -251,40 +230,37 @@ export class SessionTurns {
    * (the wait is born woken and the model should be asked again). A turn ended for the model
    * (`told`: the operator stopped it) is also a transcript record its next request reads.
    */
-  private endTurn(reason: string, requestId: string | null, told = false): boolean {
+  private async endTurn(reason: string, requestId: string | null, told = false): Promise<boolean> {
     const now = this.host.now();
-    const { row } = createWait(this.host.db, { id: this.host.newId("wait"), sessionId: this.sessionId, executionId: requestId ?? "none", reason, seconds: null, nowMs: now });
-    if (told) this.append({ kind: "turn_end", ref: row.id, requestId, detail: { reason }, atMs: now });
+    const { row } = await this.host.store.createWait({ id: this.host.newId("wait"), sessionId: this.sessionId, executionId: requestId ?? "none", reason, seconds: null, nowMs: now });
+    if (told) await this.append({ kind: "turn_end", ref: row.id, requestId, detail: { reason }, atMs: now });
     this.host.notify({ type: "model", phase: "turn_end", session_id: this.sessionId, reason, wait_id: row.id, at_ms: now });
     return row.state === "woken";
   }
 
-  private refuse(requestId: string, callId: string | null, reason: string): void {
-    this.append({ kind: "refusal", ref: requestId, requestId, callId, detail: { reason }, atMs: this.host.now() });
+  private async refuse(requestId: string, callId: string | null, reason: string): Promise<void> {
+    await this.append({ kind: "refusal", ref: requestId, requestId, callId, detail: { reason }, atMs: this.host.now() });
     this.host.notify({ type: "model", phase: "refusal", session_id: this.sessionId, request_id: requestId, call_id: callId, reason, at_ms: this.host.now() });
   }
 
   /** The newest reply of the transcript when some of its calls have no answer yet (a resumed turn). */
-  private unansweredReply(route: Route): PendingReply | null {
-    const rows = this.st.lastReplyRows.all(this.sessionId, this.sessionId) as Array<Record<string, unknown>>;
-    if (rows.length === 0) return null;
-    const requestId = rows[0]!.ref as string;
-    const reply = JSON.parse((this.st.reply.get(requestId) as { reply: string }).reply) as ModelReply;
+  private async unansweredReply(route: Route): Promise<PendingReply | null> {
+    const last = await this.host.store.lastReply(this.sessionId);
+    if (!last) return null;
+    const { requestId } = last;
+    const reply = last.reply as ModelReply;
     const answered = new Set<string | null>();
     const preassigned = new Map<string | null, string>();
     let yielded = false;
-    for (const row of rows.slice(1)) {
-      if (row.request_id !== requestId) continue;
-      const callId = (row.call_id as string | null) ?? null;
+    for (const row of last.answers) {
       if (row.kind === "cell") {
-        const execution = this.st.executionStatus.get(row.ref as string) as { status: string } | undefined;
-        if (!execution) {
-          preassigned.set(callId, row.ref as string);
+        if (row.executionStatus === null) {
+          preassigned.set(row.callId, row.ref);
           continue;
         }
-        if (execution.status === "yielded") yielded = true;
+        if (row.executionStatus === "yielded") yielded = true;
       }
-      answered.add(callId);
+      answered.add(row.callId);
     }
     const calls = cellsOf(reply, route.cells);
     if (calls.length === 0 || calls.every((c) => answered.has(c.call_id))) return null;
@@ -292,81 +268,80 @@ export class SessionTurns {
   }
 
   /** Install a frontier: pin the header anew (rule 3) and mark it installed. */
-  private install(frontier: FrontierFields): void {
-    const { db, sqlite } = this.host;
-    const chain = headerChain(db, this.sessionId);
+  private async install(frontier: FrontierFields): Promise<void> {
+    const { store } = this.host;
+    const chain = (await store.headerChain(this.sessionId)) as Parameters<typeof resolve>[0];
     const covered: string[] = [];
-    for (const row of transcriptRows(sqlite, this.sessionId, 0, frontier.coversThrough)) {
-      if (row.kind === "observation") covered.push(headerRecord(db, Number(row.ref))!.digest);
+    for (const row of await store.transcriptRows(this.sessionId, 0, frontier.coversThrough)) {
+      if (row.kind === "observation") covered.push((await store.headerRecord(Number(row.ref)))!.digest);
     }
     const current = resolve(chain);
     const sources = current.sources ?? [{ name: JOINED_SOURCE, text: current.text ?? "" }];
     const pin = fold(chain, sources, this.host.now(), covered);
-    db.transaction((tx) => {
-      const id = appendHeaderRecord(tx as unknown as HostDb, { sessionId: this.sessionId, type: "header_pin", digest: pin.digest, record: pin, atMs: pin.pinned_at_ms });
-      markInstalled(tx as unknown as HostDb, this.sessionId, frontier.id, id, this.host.now());
-    });
+    // One store transaction: the pin and its frontier marked installed under it.
+    await store.installPin({ sessionId: this.sessionId, frontierId: frontier.id, digest: pin.digest, record: pin, pinnedAtMs: pin.pinned_at_ms, installedAtMs: this.host.now() });
     this.host.notify({ type: "model", phase: "fold", session_id: this.sessionId, frontier_id: frontier.id, reason: frontier.reason, pin_reason: pin.reason, covers_through: frontier.coversThrough, at_ms: this.host.now() });
   }
 
   /** The assembler for the session's current pin and frontier, brought up to the end of the transcript. */
-  private assemble(route: Route): { assembler: RequestAssembler; pinId: number; frontier: FrontierFields | undefined } {
-    const { db, sqlite } = this.host;
-    const pinId = pinIdOf(sqlite, this.sessionId);
+  private async assemble(route: Route): Promise<{ assembler: RequestAssembler; pinId: number; frontier: FrontierFields | undefined }> {
+    const { store } = this.host;
+    const pinId = await store.pinIdOf(this.sessionId);
     if (pinId === undefined) throw new Error(`session ${this.sessionId} has no header pin`);
-    const frontier = installedFrontierOf(sqlite, this.sessionId);
+    const frontier = await store.installedFrontierOf(this.sessionId);
     const key = `${JSON.stringify(route)}|${pinId}|${frontier?.id ?? ""}`;
     if (!this.assembler || this.assemblerKey !== key) {
       const ref: FrontierRef | null = frontier ? { frontier_id: frontier.id, covers_through: frontier.coversThrough, block: frontier.block, created_at_ms: frontier.createdAtMs } : null;
       // The pin's record is read (and parsed) only here, when the assembler starts over.
-      this.assembler = new RequestAssembler(route, pinOf(sqlite, this.sessionId)!.text, ref);
+      const pin = (await store.pinOf(this.sessionId))!;
+      this.assembler = new RequestAssembler(route, pin.text, ref);
       this.assemblerKey = key;
     }
-    this.assembler.append(loadTranscript(sqlite, this.sessionId, this.assembler.through, undefined, { images: route.images === true }));
+    this.assembler.append(await store.loadTranscript(this.sessionId, this.assembler.through, undefined, { images: route.images === true }));
     return { assembler: this.assembler, pinId, frontier };
   }
 
   /** Send one request; records the row before and the reply after. Null when the route failed (the turn ended). */
   private async request(route: Route, key: string | null, turnId: string): Promise<{ requestId: string; reply: ModelReply } | null> {
-    const { db, sqlite } = this.host;
+    const { store } = this.host;
     // Another session's adoption is the only change between generations a header can see (C11):
     // observed before the next request after one was recorded.
-    const mark = (this.st.adoptionMark.get() as { mark: number }).mark;
+    const mark = await store.adoptionMark();
     if (mark !== this.adoptionMark) {
-      this.host.observeInstructions(this.sessionId);
+      await this.host.observeInstructions(this.sessionId);
       this.adoptionMark = mark;
     }
-    const selected = pendingFrontierOf(sqlite, this.sessionId);
-    if (selected) this.install(selected);
-    transcribeNew(sqlite, this.sessionId, pinIdOf(sqlite, this.sessionId) ?? 0, () => this.host.now(), (record) => this.append(record));
-    let { assembler, pinId, frontier } = this.assemble(route);
+    const selected = await store.pendingFrontierOf(this.sessionId);
+    if (selected) await this.install(selected);
+    await store.transcribeNew(this.sessionId, (await store.pinIdOf(this.sessionId)) ?? 0, () => this.host.now());
+    let { assembler, pinId, frontier } = await this.assemble(route);
     let body = assembler.body();
     if (needsBudgetFold(body.bytes, route.context_tokens)) {
-      const records = loadTranscript(sqlite, this.sessionId, frontier?.coversThrough ?? 0, undefined, { images: route.images === true });
+      const records = await store.loadTranscript(this.sessionId, frontier?.coversThrough ?? 0, undefined, { images: route.images === true });
       // Planned on the body that will be sent (C12): the route's fields and tool, the header the
       // fold pins (the current text), the block for each cut, the records in the route's wire shape.
-      const header = resolve(headerChain(db, this.sessionId)).text ?? pinOf(sqlite, this.sessionId)!.text;
+      const header = resolve((await store.headerChain(this.sessionId)) as Parameters<typeof resolve>[0]).text ?? (await store.pinOf(this.sessionId))!.text;
       const createdAtMs = this.host.now();
-      const through = planBudgetFold({ route, header, block: (t) => this.host.frontierBlock(this.sessionId, t), records, createdAtMs });
+      const through = await planBudgetFoldAsync({ route, header, block: (t) => this.host.frontierBlock(this.sessionId, t), records, createdAtMs });
       if (through !== null) {
-        const row = recordFrontier(db, { id: this.host.newId("fr"), sessionId: this.sessionId, coversThrough: through, block: this.host.frontierBlock(this.sessionId, through), reason: "budget", executionId: null, createdAtMs });
-        this.install(row);
-        ({ assembler, pinId, frontier } = this.assemble(route));
+        const row = await store.recordFrontier({ id: this.host.newId("fr"), sessionId: this.sessionId, coversThrough: through, block: await this.host.frontierBlock(this.sessionId, through), reason: "budget", executionId: null, createdAtMs });
+        await this.install(row);
+        ({ assembler, pinId, frontier } = await this.assemble(route));
         body = assembler.body();
       }
     }
-    if (this.previousBody === undefined) this.previousBody = this.lastSentBody();
+    if (this.previousBody === undefined) this.previousBody = await this.lastSentBody();
     const id = this.host.newId("mr");
     const digest = body.digest;
     const started = this.host.now();
-    this.st.startRequest.run({
+    await store.startModelRequest({
       id,
       sessionId: this.sessionId,
       turnId,
       route: route.name,
       api: route.api,
       model: route.model,
-      profile: JSON.stringify(route),
+      profile: route,
       headerRecordId: pinId,
       frontierId: frontier?.id ?? null,
       throughSeq: assembler.through,
@@ -396,13 +371,11 @@ export class SessionTurns {
       if (this.host.stopping) return null;
       // The body sent is the body recorded (its digest on the row): compared as text, hashed only when it differs.
       if (result.sent !== null && result.sent !== body.text && bodyDigest(result.sent) !== digest) {
-        recordIncident(db, "model.body_mismatch", { session_id: this.sessionId, request_id: id, recorded: digest, sent: bodyDigest(result.sent) }, this.host.now());
+        await store.recordIncident("model.body_mismatch", { session_id: this.sessionId, request_id: id, recorded: digest, sent: bodyDigest(result.sent) }, this.host.now());
       }
       const ended = this.host.now();
-      sqlite.transaction(() => {
-        this.st.finishRequest.run({ id, reply: JSON.stringify(result.reply), responseModel: result.model, usage: result.usage === null ? null : JSON.stringify(result.usage), retries: result.retries, endedAtMs: ended });
-        this.append({ kind: "reply", ref: id, atMs: ended });
-      })();
+      // One transaction: the request closed as answered and its reply record.
+      await store.commitModelReply(this.sessionId, id, { reply: result.reply, responseModel: result.model, usage: result.usage, retries: result.retries, endedAtMs: ended });
       this.host.notify({ type: "model", phase: "reply", session_id: this.sessionId, request_id: id, text: result.reply.text, calls: result.reply.calls.length, usage: result.usage, retries: result.retries, route_ms: routeMs, at_ms: ended });
       return { requestId: id, reply: result.reply };
     } catch (error) {
@@ -410,16 +383,16 @@ export class SessionTurns {
       const e = error as Error & { code?: string; status?: number | null; retries?: number };
       if (this.stop.abandoned(call)) {
         // The operator stopped the turn: the call was abandoned, not failed (no incident).
-        failModelRequest(db, id, { code: "OPERATOR_INTERRUPTED", message: "the operator stopped the turn during the call", status: null, retries: e.retries ?? 0, endedAtMs: this.host.now() });
-        if (this.endTurn("operator_interrupted", id, true)) this.again = true;
+        await store.failModelRequest(this.sessionId, id, { code: "OPERATOR_INTERRUPTED", message: "the operator stopped the turn during the call", status: null, retries: e.retries ?? 0, endedAtMs: this.host.now() });
+        if (await this.endTurn("operator_interrupted", id, true)) this.again = true;
         return null;
       }
       const code = isDriverError(error) ? error.code : "DRIVER_ROUTE_FAILED";
       const ended = this.host.now();
-      failModelRequest(db, id, { code, message: e.message, status: e.status ?? null, retries: e.retries ?? 0, endedAtMs: ended });
-      recordIncident(db, "model.route_failed", { session_id: this.sessionId, request_id: id, route: route.name, code, message: e.message, retries: e.retries ?? 0 }, ended);
+      await store.failModelRequest(this.sessionId, id, { code, message: e.message, status: e.status ?? null, retries: e.retries ?? 0, endedAtMs: ended });
+      await store.recordIncident("model.route_failed", { session_id: this.sessionId, request_id: id, route: route.name, code, message: e.message, retries: e.retries ?? 0 }, ended);
       this.host.notify({ type: "model", phase: "error", session_id: this.sessionId, request_id: id, code, message: e.message, at_ms: ended });
-      if (this.endTurn("route_failed", id)) this.again = true;
+      if (await this.endTurn("route_failed", id)) this.again = true;
       return null;
     } finally {
       this.stop.finishCall();
@@ -428,10 +401,8 @@ export class SessionTurns {
   }
 
   /** The prefix text of the session's last request, rebuilt from the log (after a restart, for the shared-prefix figure). */
-  private lastSentBody(): string | null {
-    const last = sessionModelRequests(this.host.db, this.sessionId).at(-1);
-    return last ? reassembleRequest(this.host.db, this.host.sqlite, last).prefixText : null;
+  private async lastSentBody(): Promise<string | null> {
+    const last = (await this.host.store.sessionModelRequests(this.sessionId)).at(-1);
+    return last ? (await reassembleRequest(this.host.store, last)).prefixText : null;
   }
 }
-
-export { lastSeq };

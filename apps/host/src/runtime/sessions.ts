@@ -28,7 +28,7 @@ export class Sessions {
   /** Pin a new session's header from the current instruction sources (a peer's, at peer.open). */
   async pin(sessionId: string): Promise<void> {
     const index = await this.deps.skills.reindex();
-    this.deps.headers.observeGeneration(sessionId, (adopted) => this.deps.skills.sources(index, adopted));
+    await this.deps.headers.observeGeneration(sessionId, (adopted) => this.deps.skills.sources(index, adopted));
   }
 
   /** Whether a session's workbench runs no cell and has none queued, and no turn of it runs. */

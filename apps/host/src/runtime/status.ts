@@ -1,11 +1,8 @@
 import { formatStamp } from "@klbr/transcript";
-import type { HostDb } from "../db/open";
+import type { Store } from "../store/api";
 import type { SandboxView } from "../sandbox/settings";
 import type { LimitsView } from "../limits/host-limits";
-import { pendingInputs } from "../store/events";
-import { adoptedScopes, currentSources } from "../store/orientation";
-import { allPeers, peerView } from "../store/peers";
-import { openWorkItems, workItemView } from "../store/work-items";
+import { workItemView } from "../store/work-items";
 import type { HooksService } from "./hooks-service";
 import { ROOT_SESSION } from "./ids";
 import type { SkillsService } from "./skills-service";
@@ -15,7 +12,7 @@ import type { Workbenches } from "./workbenches";
 
 /** What the status views read of the host. */
 export interface StatusDeps {
-  db: HostDb;
+  store: Pick<Store, "pendingInputs" | "openWorkItems" | "adoptedScopes" | "currentSources" | "allPeers" | "peerView">;
   dataDir: string;
   workspace: string;
   startedAtMs: number;
@@ -28,7 +25,7 @@ export interface StatusDeps {
   skills: Pick<SkillsService, "revision" | "liveRevision">;
   /** The model turns, when this host drives sessions. */
   turns(): Pick<Turns, "route"> | null;
-  remote: { status(): unknown };
+  remote: { status(): Promise<unknown> };
   /** Whether workbenches stream live output (C16). */
   liveOutput: boolean;
   /** Warm spares and idle culling (C19). */
@@ -75,9 +72,16 @@ export class Status {
   }
 
   /** Workers, generations, epoch, skills revision and tails, for `klbr status`. */
-  status(): unknown {
+  async status(): Promise<unknown> {
     const { deps } = this;
-    const { db, sandbox } = deps;
+    const { store, sandbox } = deps;
+    // The log's part first: the live state below is read after the last await, as it is now.
+    const pending = (await store.pendingInputs(ROOT_SESSION)).length;
+    const workItems = (await store.openWorkItems()).map(workItemView);
+    const orientation: unknown[] = [];
+    for (const scope of await store.adoptedScopes()) orientation.push({ scope, sources: await store.currentSources(scope) });
+    const remote = await deps.remote.status();
+    const sessions = await this.sessions();
     const hooks = deps.hooks.current;
     const turns = deps.turns();
     return {
@@ -105,21 +109,25 @@ export class Status {
       skills_revision: deps.workbenches.get(ROOT_SESSION)?.skills?.revision ?? null,
       skills_live_revision: deps.skills.revision,
       driving: turns ? { route: turns.route.name, api: turns.route.api, model: turns.route.model } : null,
-      pending_inputs: pendingInputs(db, ROOT_SESSION).length,
-      open_work_items: openWorkItems(db).map(workItemView),
-      orientation: adoptedScopes(db).map((scope) => ({ scope, sources: currentSources(db, scope) })),
-      ...this.sessions(),
-      remote: deps.remote.status(),
+      pending_inputs: pending,
+      open_work_items: workItems,
+      orientation,
+      ...sessions,
+      remote,
       workbench_pool: deps.pool(),
     };
   }
 
   /** Every session this host knows (the root, each peer, any other with a workbench) and every peer. */
-  private sessions(): { sessions: unknown[]; peers: unknown[] } {
-    const { db, workbenches } = this.deps;
-    const peers = allPeers(db);
+  private async sessions(): Promise<{ sessions: unknown[]; peers: unknown[] }> {
+    const { store, workbenches } = this.deps;
+    const peers = await store.allPeers();
+    const pending = new Map<string, number>();
+    const views: unknown[] = [];
+    for (const p of peers) views.push({ ...(await store.peerView(p)), opener_session_id: p.openerSessionId });
     const bySession = new Map(peers.map((p) => [p.sessionId, p]));
     const ids = [ROOT_SESSION, ...peers.map((p) => p.sessionId), ...workbenches.sessionIds().filter((id) => id !== ROOT_SESSION && !bySession.has(id))];
+    for (const id of ids) pending.set(id, (await store.pendingInputs(id)).length);
     const sessions = ids.map((id) => {
       const peer = bySession.get(id);
       const bench = workbenches.get(id);
@@ -132,10 +140,10 @@ export class Status {
         generation: bench?.generation ?? null,
         ...(bench ? benchState(bench) : { state: "not_started", culled_at_ms: null }),
         running: bench?.live?.id ?? null,
-        pending_inputs: pendingInputs(db, id).length,
+        pending_inputs: pending.get(id)!,
       };
     });
-    return { sessions, peers: peers.map((p) => ({ ...peerView(db, p), opener_session_id: p.openerSessionId })) };
+    return { sessions, peers: views };
   }
 }
 

@@ -1,8 +1,10 @@
 import { frameInput } from "@klbr/transcript";
+import type Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { memoryDb, T0 } from "../../test/request-context";
 import type { HostDb } from "../db/open";
 import type { HookOutcome } from "../requests/context";
+import { sqliteStore } from "../store/sqlite";
 import { getEvent, recordInput, setAttention } from "../store/events";
 import { createWait, getWait } from "../store/waits";
 import { effectiveAttention, Wakes } from "./wakes";
@@ -11,6 +13,7 @@ import { effectiveAttention, Wakes } from "./wakes";
 // so a deadline or a deferred input fires when the fake time reaches it, and the tests say when
 // it must not have yet.
 let db: HostDb;
+let sqlite: Database.Database;
 let notes: Array<Record<string, unknown>>;
 let stopping: boolean;
 let hook: HookOutcome;
@@ -18,7 +21,7 @@ let hookCalls: unknown[];
 
 function wakes(): Wakes {
   return new Wakes({
-    db,
+    store: sqliteStore(db, sqlite),
     now: () => Date.now(),
     notify: (n) => void notes.push(n as never),
     life: {
@@ -37,7 +40,7 @@ const types = () => notes.map((n) => n.type);
 beforeEach(() => {
   vi.useFakeTimers();
   vi.setSystemTime(T0);
-  db = memoryDb().db;
+  ({ db, sqlite } = memoryDb());
   notes = [];
   stopping = false;
   hook = decide({ action: "wake", priority: 10 });
@@ -123,7 +126,7 @@ describe("Wakes.postInput", () => {
     hook = decide({ action: "defer", seconds: 1 });
     const wk = wakes();
     const result = await wk.postInput("soon", { sessionId: "s2", source: "peer:p" });
-    wk.takePendingInputs("s2");
+    await wk.takePendingInputs("s2");
     await vi.advanceTimersByTimeAsync(5000);
     expect(getWait(db, w.id)!.state).toBe("waiting");
     expect(types()).toEqual(["input"]);
@@ -209,7 +212,7 @@ describe("Wakes timers", () => {
     const input = recordInput(db, { sessionId: "s3", source: "peer:p", receivedAtMs: T0 - 10_000, payload: { text: "old" }, attention: null });
     setAttention(db, input.id, { effective: { action: "defer", due_at_ms: T0 - 1 } });
     const wk = wakes();
-    wk.restore([a, none]);
+    await wk.restore([a, none]);
     expect(vi.getTimerCount()).toBe(2);
     await vi.advanceTimersByTimeAsync(0);
     expect(getWait(db, c.id)!.wokenBy).toBe(`deferred:event:${input.id}`);
@@ -222,12 +225,12 @@ describe("Wakes timers", () => {
 });
 
 describe("Wakes.announceInput", () => {
-  it("gives a session's inputs with its first wake only", () => {
+  it("gives a session's inputs with its first wake only", async () => {
     const input = recordInput(db, { sessionId: "root", source: "operator", receivedAtMs: T0, payload: { text: "hi" }, attention: null });
     const one = wait("w-1");
     const two = { ...one, id: "w-2" };
     const elsewhere = { ...one, id: "w-3", sessionId: "s2" };
-    wakes().announceInput(input, [one, two, elsewhere]);
+    await wakes().announceInput(input, [one, two, elsewhere]);
     expect(notes.map((n) => [n.type, n.wait_id, (n.inputs as string[] | undefined)?.length])).toEqual([
       ["input", undefined, undefined],
       ["wake", "w-1", 1],
@@ -236,16 +239,16 @@ describe("Wakes.announceInput", () => {
     ]);
   });
 
-  it("takePendingInputs frames the session's inputs oldest first and consumes them", () => {
+  it("takePendingInputs frames the session's inputs oldest first and consumes them", async () => {
     recordInput(db, { sessionId: "root", source: "operator", receivedAtMs: T0, payload: { text: "a" }, attention: null });
     recordInput(db, { sessionId: "root", source: "peer:p", receivedAtMs: T0 + 1, payload: { text: "b" }, attention: null });
     recordInput(db, { sessionId: "s2", source: "operator", receivedAtMs: T0, payload: { text: "c" }, attention: null });
     const wk = wakes();
-    expect(wk.takePendingInputs("root")).toEqual([
+    expect(await wk.takePendingInputs("root")).toEqual([
       frameInput({ source: "operator", received_at_ms: T0, payload: { text: "a" } }),
       frameInput({ source: "peer:p", received_at_ms: T0 + 1, payload: { text: "b" } }),
     ]);
-    expect(wk.takePendingInputs("root")).toEqual([]);
-    expect(wk.takePendingInputs("s2")).toHaveLength(1);
+    expect(await wk.takePendingInputs("root")).toEqual([]);
+    expect(await wk.takePendingInputs("s2")).toHaveLength(1);
   });
 });

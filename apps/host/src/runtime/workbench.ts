@@ -86,6 +86,8 @@ export class Workbench {
     onHostRequest: (req: HostRequest, ctx: HostRequestContext) => Promise<unknown>,
     onOutput?: OutputListener,
     onDisplay?: DisplayListener,
+    /** Resolves once what the worker sent before its completion reached the clients and the log (displays being stored); awaited before the cell ends. */
+    settled?: () => Promise<void>,
   ): Promise<CellCompletion> {
     const worker = this.worker;
     if (!worker) throw new Error("workbench has no worker");
@@ -95,6 +97,7 @@ export class Workbench {
       if (worker.state === "dead") this.diedInCell = worker;
       return completion;
     } finally {
+      await settled?.();
       live.ended = true;
       this.live = null;
     }

@@ -106,7 +106,7 @@ let lastIndex: SkillIndex | null;
 let headerFails: Error | null;
 let wbs: Workbenches[];
 
-function workbenches({ pythonDir = PYTHON_DIR, python = "python3", ...over }: { spares?: number; startConcurrency?: number; bytecodeDir?: string | null; pythonDir?: string; python?: string } = {}): Workbenches {
+function workbenches({ pythonDir = PYTHON_DIR, python = "python3", ...over }: { spares?: number; startConcurrency?: number; bytecodeDir?: string | null; pythonDir?: string; python?: string; mayStart?: (sessionId: string) => boolean } = {}): Workbenches {
   const sandbox = { describe: () => ({ mode: "none" }), worker: (ro: string[]) => ({ mode: "none", ro }) };
   const launch = new WorkerLaunch({ python, pythonDir, workspace: mkdtempSync(join(tmpdir(), "klbr-wbs-")), sandbox: sandbox as never, passEnv: [], interruptGraceMs: 7, liveOutput: true });
   const w = new Workbenches({
@@ -341,8 +341,8 @@ describe("a new session's first cells", () => {
       hooks: { release: () => undefined } as never,
       requestLog: { opened: () => 1 } as never,
       liveOutput: null,
-      displays: new DisplayRecorder({ db, now: () => T0, publish: null }),
-      observeInstructions: () => undefined,
+      displays: new DisplayRecorder({ store: sqliteStore(db, sqlite), now: () => T0, publish: null }),
+      observeInstructions: async () => undefined,
       services: () => ({}) as never,
     });
     const runs = ["first", "second", "third"].map((code) => cells.execute(code, "s"));
@@ -372,6 +372,86 @@ describe("a new session's first cells", () => {
     expect(w.get("t")!.idle).toBe(true);
     // The session that never got a worker has none for the host to stop.
     expect(w.workers()).toEqual([a.bench.worker]);
+  });
+});
+
+describe("a session this host may not start (C21: its lease was lost)", () => {
+  const refused = { code: "SESSION_NOT_HELD", message: "session s is not held by this host (its lease was lost); no workbench generation starts here" };
+
+  it("gets no first generation: no worker, no spare taken, no kernel.reset, nothing announced", async () => {
+    const w = workbenches({ spares: 1, mayStart: (sessionId) => sessionId !== "s" });
+    await w.ensure("first", "session_start"); // makes the last index r1, so a spare could be bound early
+    await w.spares.fill();
+    await expect(w.ensure("s", "session_start")).rejects.toMatchObject(refused);
+    expect(spares[0]!.bound).toEqual([]);
+    expect(w.spares.taken).toBe(0);
+    expect(started.map((o) => o.sessionId)).toEqual(["first"]);
+    expect(lastKernelReset(db, "s")).toBeUndefined();
+    expect(notes.map((n) => n.session_id)).toEqual(["first"]);
+    expect(w.get("s")!.worker).toBeNull();
+    expect(w.get("s")!.idle).toBe(true);
+  });
+
+  it("lost while its worker comes up: the worker is hard-stopped and nothing of the generation is recorded", async () => {
+    let held = true;
+    const w = workbenches({ mayStart: () => held });
+    let open!: () => void;
+    startGate = new Promise((r) => (open = r));
+    const starting = w.ensure("s", "session_start");
+    for (let i = 0; i < 50 && startsAtGate === 0; i++) await new Promise((r) => setImmediate(r));
+    expect(startsAtGate).toBe(1);
+    held = false;
+    open();
+    await expect(starting).rejects.toMatchObject(refused);
+    expect(started).toHaveLength(1);
+    expect(lastKernelReset(db, "s")).toBeUndefined();
+    expect(notes).toEqual([]);
+    expect(w.get("s")!.worker).toBeNull();
+  });
+
+  it("a restart is refused after the old worker was shut down; held again, the session starts as usual", async () => {
+    let held = true;
+    const w = workbenches({ mayStart: () => held });
+    const bench = await w.ensure("s", "session_start");
+    const first = bench.worker as Stand;
+    held = false;
+    await expect(w.restart(bench, "after_failed")).rejects.toMatchObject(refused);
+    expect(first.calls).toEqual(["shutdown"]);
+    expect(lastKernelReset(db, "s")).toMatchObject({ generation: "g-1" });
+    held = true;
+    await w.restart(bench, "host_failover");
+    expect(lastKernelReset(db, "s")).toMatchObject({ generation: "g-2", reason: "host_failover" });
+  });
+
+  it("a cell whose worker died is not followed by a restart nor a restart_failed incident", async () => {
+    let held = true;
+    const w = workbenches({ mayStart: () => held });
+    const cells = new Cells({
+      store: sqliteStore(db, sqlite),
+      now: () => T0,
+      newId: (p: string) => `${p}-1`,
+      notify: () => undefined,
+      life,
+      workbenches: w,
+      hooks: { release: () => undefined } as never,
+      requestLog: { opened: () => 1 } as never,
+      liveOutput: null,
+      displays: new DisplayRecorder({ store: sqliteStore(db, sqlite), now: () => T0, publish: null }),
+      observeInstructions: async () => undefined,
+      services: () => ({}) as never,
+    });
+    const bench = await w.ensure("s", "session_start");
+    const worker = bench.worker as Stand;
+    // The loss kills the tree while the cell runs (HostLeasing.stopSession).
+    worker.execute = (async () => {
+      held = false;
+      (worker as { state: string }).state = "dead";
+      return { kind: "cell", status: "failed", output: [], truncated_bytes: 0, error: "killed", endedBy: "host" };
+    }) as never;
+    await cells.execute("x", "s");
+    expect(started).toHaveLength(1);
+    expect(lastKernelReset(db, "s")).toMatchObject({ generation: "g-1" });
+    expect(incidentKinds()).toEqual([]);
   });
 });
 

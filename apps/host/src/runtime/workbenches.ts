@@ -44,6 +44,11 @@ export interface WorkbenchesDeps {
   startConcurrency?: number;
   /** Where klbr's runtime bytecode is kept (see RuntimeBytecode); null: off. Default {@link defaultBytecodeDir}. */
   bytecodeDir?: string | null;
+  /**
+   * Whether this host may start a generation of the session now (C21: it did not lose the
+   * session's lease). Asked before every start and again once its worker is up; default always.
+   */
+  mayStart?(sessionId: string): boolean;
 }
 
 /**
@@ -176,6 +181,8 @@ export class Workbenches {
   /** Start a new generation: re-index skills, start the worker on them, record kernel.reset and the header. */
   async startGeneration(bench: Workbench, reason: string): Promise<void> {
     const { store, life } = this.deps;
+    // Before anything of the start: no spare is taken and no generation counted for a session lost here.
+    this.refuseUnheld(bench.sessionId);
     const generation = await this.nextGeneration(bench.sessionId);
     const early = this.bindEarly(bench, generation);
     let index: SkillIndex;
@@ -189,8 +196,13 @@ export class Workbenches {
     const starting = life.keepUnlessStopping(this.startWorker(bench, generation, index, early), `workbench ${bench.sessionId}`);
     // The header depends on the skill set alone: observed while the worker wakes up (a spare reads
     // its identity and says hello), not after it, where it was a third of a warm spare's first cell.
-    const observeFailed = this.observeHeader(bench.sessionId, index);
+    const observing = this.observeHeader(bench.sessionId, index);
     const worker = await starting;
+    if (!this.mayStart(bench.sessionId)) {
+      // Lost while its worker came up: the loss killed the tree it knew, not this one. Nothing of it is recorded.
+      await worker.hardStop("lease_lost").catch(() => undefined);
+      this.refuseUnheld(bench.sessionId);
+    }
     bench.worker = worker;
     watchLimitDeath(store, () => this.deps.now(), bench, worker);
     bench.skills = index;
@@ -200,14 +212,28 @@ export class Workbenches {
     const skills = (worker.hello as { skills?: string | null }).skills ?? null;
     await store.recordKernelReset({ sessionId: bench.sessionId, generation, skillsRevision: skills, pid: worker.pid, reason, atMs: this.deps.now() });
     // A header that could not be observed fails the start after its kernel.reset, as it always did.
+    const observeFailed = await observing;
     if (observeFailed !== null) throw observeFailed;
     this.deps.notify({ type: "kernel.reset", session_id: bench.sessionId, generation, skills, at_ms: this.deps.now() });
   }
 
-  /** Observe the session's header for a generation on `index`; the error it threw, if any (thrown once the worker is in place). */
-  private observeHeader(sessionId: string, index: SkillIndex): unknown {
+  /** Whether the session may start a generation on this host now (see WorkbenchesDeps.mayStart). */
+  mayStart(sessionId: string): boolean {
+    return this.deps.mayStart?.(sessionId) ?? true;
+  }
+
+  /**
+   * A session this host lost (C21) starts no generation here: its kernel.reset would be written
+   * outside the fence and its worker run under no lease. The next claim of it starts one as usual.
+   */
+  private refuseUnheld(sessionId: string): void {
+    if (!this.mayStart(sessionId)) throw new HostError("SESSION_NOT_HELD", `session ${sessionId} is not held by this host (its lease was lost); no workbench generation starts here`);
+  }
+
+  /** Observe the session's header for a generation on `index`; resolves to the error it threw, if any (thrown once the worker is in place). */
+  private async observeHeader(sessionId: string, index: SkillIndex): Promise<unknown> {
     try {
-      this.deps.headers.observeGeneration(sessionId, (adopted) => this.deps.skills.sources(index, adopted));
+      await this.deps.headers.observeGeneration(sessionId, (adopted) => this.deps.skills.sources(index, adopted));
       return null;
     } catch (error) {
       return error ?? new Error("the header could not be observed");

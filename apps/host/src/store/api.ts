@@ -21,6 +21,7 @@ import type { KernelStore } from "./api/kernel";
 import type { LogViewStore } from "./api/log-view";
 import type { ModelRequestsStore } from "./api/model-requests";
 import type { OrientationStore } from "./api/orientation";
+import type { PeerExchangeStore } from "./api/peer-exchange";
 import type { PeerRequestsStore } from "./api/peer-requests";
 import type { PeersStore } from "./api/peers";
 import type { RecoveryStore } from "./api/recovery";
@@ -48,6 +49,7 @@ export type {
   LogViewStore,
   ModelRequestsStore,
   OrientationStore,
+  PeerExchangeStore,
   PeerRequestsStore,
   PeersStore,
   RecoveryStore,
@@ -89,6 +91,7 @@ export interface Store
     LogViewStore,
     ModelRequestsStore,
     OrientationStore,
+    PeerExchangeStore,
     PeerRequestsStore,
     PeersStore,
     RecoveryStore,

@@ -7,42 +7,16 @@ import type { HostDb } from "../db/open";
 import { executions } from "../db/schema";
 import { imageSize } from "../runtime/image-size";
 import { blobDigest, putBlob, type NewBlob } from "./blobs";
+import type { DisplayImage, DisplayRef, ImageMime } from "./display-ref";
 import { placeholder, preparedPerConnection } from "./prepared";
+
+export type { DisplayImage, DisplayRef, ImageMime } from "./display-ref";
 
 /** The media type of a stored bundle (what `blob_get` of a DisplayRef's digest returns). */
 export const BUNDLE_MEDIA_TYPE = "application/vnd.klbr.display+json";
 
 /** The binary MIME types C20 sends as base64 and the host stores as bytes. */
-export const IMAGE_MIMES = ["image/png", "image/jpeg"] as const;
-export type ImageMime = (typeof IMAGE_MIMES)[number];
-
-/** One image of a display, stored as its decoded bytes. */
-export interface DisplayImage {
-  mime: ImageMime;
-  /** `sha256:<hex>` of the decoded bytes: a blob. */
-  digest: string;
-  width: number | null;
-  height: number | null;
-  /** Decoded size. */
-  bytes: number;
-}
-
-/** A stored display: what the exec reply, the live event and `klbr log --json` show (CONTRACTS "Display on the control API"). */
-export interface DisplayRef {
-  /** 0, 1, 2, ... within the execution (its own displays and its remote cells', as the host listed them). */
-  seq: number;
-  /** `sha256:<hex>` of the stored bundle. */
-  digest: string;
-  /** The bundle's MIME types, as the worker sent them. */
-  mimes: string[];
-  /** What the model reads: text/markdown, else text/plain. */
-  text: string;
-  /** text/plain, when `text` is the markdown (what a terminal prints: `klbr exec`, `klbr log`). */
-  plain?: string;
-  images: DisplayImage[];
-  /** `metadata["klbr/omitted"]`: what did not fit the 1 MiB frame, by MIME type (bytes). */
-  omitted?: Record<string, number>;
-}
+export const IMAGE_MIMES = ["image/png", "image/jpeg"] as const satisfies readonly ImageMime[];
 
 /** A display as the supervisor hands it over (CellDisplay without its ids). */
 export interface DisplayBundle {

@@ -1,7 +1,7 @@
 import { and, eq, inArray, isNull } from "drizzle-orm";
 import type { HostDb } from "../db/open";
 import { executions, hostRequests, modelRequests } from "../db/schema";
-import { finishExecution } from "./executions";
+import { finishExecution, type ExecutionEnd } from "./executions";
 import { recordIncident } from "./incidents";
 
 /** What a host taking a session over found left by the host that held it (C21). */
@@ -13,6 +13,27 @@ export interface SessionRecovery {
   /** Host requests of those cells that were never answered. */
   unanswered: number[];
 }
+
+/** What each dialect writes for a session taken over (the same rows on both). */
+export const takeover = {
+  /** A cell that ran on the lost host. */
+  lostCell: (previous: { hostId: string; epoch: number }, nowMs: number): ExecutionEnd => ({
+    status: "failed",
+    error: "host_lost",
+    endedBy: "host_lost",
+    failure: { reason: "host_lost", host_id: previous.hostId, epoch: previous.epoch, observed_at_ms: nowMs, detail: "the host running this cell lost its lease; its worker and namespace are gone" },
+    endedAtMs: nowMs,
+  }),
+  /** The reply of a host request of such a cell that was never answered. */
+  unansweredReply: { kind: "error", code: "host_lost", message: "the host running this cell lost its lease before answering; no reply reached the cell", sent: false },
+  /** A model request that got no committed reply. */
+  cutRequest: (reason: string) => ({ code: reason, message: "the host that sent this request lost the session before the reply was committed", status: null }),
+  /** Whether the takeover is said in an incident, and its detail. */
+  incident: (sessionId: string, reason: string, previous: { hostId: string; epoch: number }, found: SessionRecovery): Record<string, unknown> | null =>
+    found.lost.length + found.requests.length + found.unanswered.length > 0 || reason === "host_failover"
+      ? { session_id: sessionId, reason, previous_host: previous.hostId, previous_epoch: previous.epoch, lost: found.lost, requests: found.requests, ...(found.unanswered.length > 0 ? { unanswered_requests: found.unanswered } : {}) }
+      : null,
+};
 
 /**
  * Close what the session's previous holder left open, as a restart does for the whole log, for
@@ -27,36 +48,28 @@ export function recoverSession(db: HostDb, sessionId: string, previous: { hostId
       const t = tx as unknown as HostDb;
       const running = t.select({ id: executions.id }).from(executions).where(and(eq(executions.sessionId, sessionId), eq(executions.status, "running"))).all();
       const lost = running.map((r) => r.id);
-      for (const id of lost) {
-        finishExecution(t, id, {
-          status: "failed",
-          error: "host_lost",
-          endedBy: "host_lost",
-          failure: { reason: "host_lost", host_id: previous.hostId, epoch: previous.epoch, observed_at_ms: nowMs, detail: "the host running this cell lost its lease; its worker and namespace are gone" },
-          endedAtMs: nowMs,
-        });
-      }
+      for (const id of lost) finishExecution(t, id, takeover.lostCell(previous, nowMs));
       const unanswered =
         lost.length === 0
           ? []
           : t
               .update(hostRequests)
-              .set({ reply: { kind: "error", code: "host_lost", message: "the host running this cell lost its lease before answering; no reply reached the cell", sent: false }, repliedAtMs: nowMs })
+              .set({ reply: takeover.unansweredReply, repliedAtMs: nowMs })
               .where(and(inArray(hostRequests.executionId, lost), isNull(hostRequests.repliedAtMs)))
               .returning({ id: hostRequests.id })
               .all()
               .map((r) => r.id);
       const requests = t
         .update(modelRequests)
-        .set({ status: "error", error: { code: reason, message: "the host that sent this request lost the session before the reply was committed", status: null }, endedAtMs: nowMs })
+        .set({ status: "error", error: takeover.cutRequest(reason), endedAtMs: nowMs })
         .where(and(eq(modelRequests.sessionId, sessionId), eq(modelRequests.status, "running")))
         .returning({ id: modelRequests.id })
         .all()
         .map((r) => r.id);
-      if (lost.length + requests.length + unanswered.length > 0 || reason === "host_failover") {
-        recordIncident(t, "session.taken_over", { session_id: sessionId, reason, previous_host: previous.hostId, previous_epoch: previous.epoch, lost, requests, ...(unanswered.length > 0 ? { unanswered_requests: unanswered } : {}) }, nowMs);
-      }
-      return { lost, requests, unanswered };
+      const found = { lost, requests, unanswered };
+      const detail = takeover.incident(sessionId, reason, previous, found);
+      if (detail) recordIncident(t, "session.taken_over", detail, nowMs);
+      return found;
     },
     { behavior: "immediate" },
   );

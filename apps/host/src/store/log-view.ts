@@ -16,14 +16,15 @@ export interface LogEntry {
  * tables whose rows are updated after they are written, whether a row may still change its key
  * (`open`): the follower re-reads such a row on each poll until it has closed.
  */
-interface LogTable {
+export interface LogTable {
   /** The table, quoted where needed. */
   from: string;
   map: (r: Record<string, unknown>) => LogEntry;
   open?: (r: Record<string, unknown>) => boolean;
 }
 
-const QUERIES: LogTable[] = [
+/** The tables `klbr log` reads, in table order (store/pg/log-view.ts reads the same list). */
+export const LOG_TABLES: readonly LogTable[] = [
   {
     from: "events",
     map: (r) => ({
@@ -335,7 +336,7 @@ function json(value: unknown): unknown {
 /** The log tables this database has: one written by an older host lacks the newer tables until a host migrates it. */
 function presentQueries(sqlite: Database.Database): LogTable[] {
   const names = new Set((sqlite.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as Array<{ name: string }>).map((r) => r.name));
-  return QUERIES.filter((q) => names.has(q.from.replace(/"/g, "")));
+  return LOG_TABLES.filter((q) => names.has(q.from.replace(/"/g, "")));
 }
 
 /** Every log entry, oldest first (entries at the same instant keep table order). */

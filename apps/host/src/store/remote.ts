@@ -65,6 +65,22 @@ export function endGeneration(db: HostDb, namespaceId: string, generation: strin
     .run();
 }
 
+/** See RemoteStore.recordGeneration. */
+export function recordGeneration(db: HostDb, namespace: Omit<typeof remoteNamespaces.$inferInsert, "status"> | null, generation: typeof remoteGenerations.$inferInsert): RemoteGenerationRow {
+  return db.transaction((tx) => {
+    if (namespace) insertNamespace(tx as never, namespace);
+    return insertGeneration(tx as never, generation);
+  });
+}
+
+/** See RemoteStore.closeWithGeneration. */
+export function closeWithGeneration(db: HostDb, namespaceId: string, generation: string, closedBy: string, atMs: number): void {
+  db.transaction((tx) => {
+    endGeneration(tx as never, namespaceId, generation, "closed", atMs);
+    closeNamespace(tx as never, namespaceId, closedBy, atMs);
+  });
+}
+
 /** One operation by its identity. */
 export function getOperation(db: HostDb, namespaceId: string, operationId: string): RemoteOperationRow | undefined {
   return db

@@ -3,117 +3,17 @@
 // connection; every query is bounded by a page size or aggregates in SQLite, so a session of
 // 10,000 records costs about what one of 100 does.
 import type Database from "better-sqlite3";
-import type { DisplayRef } from "./displays";
-import { costOf, type UsageCounts, type UsageCost, type UsagePrices } from "@klbr/usage";
+import { costOf, type UsageCounts, type UsagePrices } from "@klbr/usage";
 import { UsageLedger, type RouteSums } from "./usage-ledger";
+import type { CellView, DisplayView, FrontierView, Page, RequestSummary, SessionSummary, UsageTotals } from "./view-shapes";
+
+export type { CellView, DisplayView, FrontierView, Page, RequestSummary, SessionSummary, UsageTotals } from "./view-shapes";
 
 /** The prices of each route by name (routes.json, C23); a route with none has no cost. */
 export type PriceBook = ReadonlyMap<string, UsagePrices>;
 
-/** Token totals of a set of requests, and their cost where every route involved is priced. */
-export interface UsageTotals {
-  requests: number;
-  prompt_tokens: number;
-  completion_tokens: number;
-  cached_prompt_tokens: number;
-  cache_write_tokens: number;
-  /** Requests whose usage the route did not report (their tokens are unknown, not zero). */
-  requests_without_usage: number;
-  /** USD at the routes' prices; null when no request could be priced. */
-  cost_usd: number | null;
-  /** Per route: the cost and its formula (null cost: that route has no price, or its usage was not reported). */
-  cost_by_route: Array<{ route: string; requests: number; cost: UsageCost | null }>;
-}
-
-/** One row of the sessions page. */
-export interface SessionSummary extends UsageTotals {
-  session_id: string;
-  /** The generation of the session's newest cell or kernel reset (null before its first). */
-  generation: string | null;
-  /** The host holding the session's lease (C21), null when none does. */
-  holder_host: string | null;
-  /** Epoch ms of the newest record of the session. */
-  last_activity_ms: number | null;
-  cells: number;
-  running_cells: number;
-}
-
-/** A model request as the session page lists it (its messages are fetched on their own). */
-export interface RequestSummary {
-  id: string;
-  turn_id: string;
-  route: string;
-  model: string;
-  response_model: string | null;
-  status: string;
-  error: unknown;
-  retries: number;
-  body_bytes: number;
-  shared_prefix_bytes: number;
-  header_record_id: number;
-  frontier_id: string | null;
-  through_seq: number;
-  started_at_ms: number;
-  ended_at_ms: number | null;
-  usage: UsageCounts | null;
-  /** cached_prompt_tokens / prompt tokens (the whole prompt, plain input and cache reads and writes), when both are known. */
-  cache_share: number | null;
-  cost: UsageCost | null;
-  /** The reply as received: text and tool calls. */
-  reply: { text: string; calls: Array<{ id: string; name: string; arguments: string }>; stop: string | null } | null;
-  /** The cells the reply's calls ran (execution ids), in order. */
-  cells: string[];
-}
-
-/** A cell as the session page shows it. */
-export interface CellView {
-  id: string;
-  session_id: string;
-  generation: string;
-  code: string;
-  status: string;
-  output: Array<{ stream: string; text: string }>;
-  truncated_bytes: number | null;
-  error: string | null;
-  ended_by: string | null;
-  started_at_ms: number;
-  ended_at_ms: number | null;
-  cpu_ms: number | null;
-  peak_rss_bytes: number | null;
-  /** The model request whose reply called it; null for a cell run by `klbr exec` or a surface. */
-  request_id: string | null;
-  /** Who ran it (C20's `origin`: exec, model, mcp, web, ...); null on rows older than the column. */
-  origin: string | null;
-  /** Its rich displays in order (C20 DisplayRefs: text, images by digest). */
-  displays: DisplayView[];
-  displays_dropped: number | null;
-}
-
-/** A stored display as the page shows it (C20). */
-export type DisplayView = DisplayRef;
-
-/** A fold's frontier (C12). */
-export interface FrontierView {
-  id: string;
-  covers_through: number;
-  reason: string;
-  block: string;
-  execution_id: string | null;
-  created_at_ms: number;
-  installed_at_ms: number | null;
-}
-
-/** One page of a list, newest page last: `page` counts from 1. */
-export interface Page<T> {
-  items: T[];
-  page: number;
-  pages: number;
-  total: number;
-  page_size: number;
-}
-
 /** Totals of one session's (or a group's) rows by route; cost is linear, so pricing the sums prices each request. */
-function totalsOf(rows: RouteSums[], prices: PriceBook): UsageTotals {
+export function totalsOf(rows: RouteSums[], prices: PriceBook): UsageTotals {
   const totals: UsageTotals = { requests: 0, prompt_tokens: 0, completion_tokens: 0, cached_prompt_tokens: 0, cache_write_tokens: 0, requests_without_usage: 0, cost_usd: null, cost_by_route: [] };
   for (const r of rows) {
     totals.requests += r.n;
@@ -185,10 +85,18 @@ type Statements = ReturnType<typeof prepare>;
 function latest(s: Statements, id: string): { generation: string | null; at: number | null } {
   const cell = s.lastCell.get(id) as { generation: string; at: number } | undefined;
   const reset = s.lastReset.get(id) as { generation: string; at: number } | undefined;
+  return latestOf(cell, reset, [s.lastRequest, s.lastEvent, s.lastRecord].map((q) => (q.get(id) as { at: number } | undefined)?.at));
+}
+
+/** The newest generation (a reset newer than the newest cell wins) and the newest of all the times. */
+export function latestOf(cell: { generation: string; at: number } | undefined, reset: { generation: string; at: number } | undefined, others: Array<number | null | undefined>): { generation: string | null; at: number | null } {
   const generation = (reset && (!cell || reset.at > cell.at) ? reset : cell)?.generation ?? null;
-  const times = [cell?.at, reset?.at, ...[s.lastRequest, s.lastEvent, s.lastRecord].map((q) => (q.get(id) as { at: number } | undefined)?.at)].filter((t): t is number => typeof t === "number");
+  const times = [cell?.at, reset?.at, ...others].filter((t): t is number => typeof t === "number");
   return { generation, at: times.length === 0 ? null : Math.max(...times) };
 }
+
+/** Sessions newest activity first, then by id. */
+export const byActivity = (a: SessionSummary, b: SessionSummary): number => (b.last_activity_ms ?? 0) - (a.last_activity_ms ?? 0) || (a.session_id < b.session_id ? -1 : 1);
 
 function summaryOf(s: Statements, id: string, holder: string | null, running: number, prices: PriceBook): SessionSummary {
   const { generation, at } = latest(s, id);
@@ -211,7 +119,7 @@ export function listSessions(sqlite: Database.Database, prices: PriceBook): Sess
   const running = new Map((s.running.all() as Array<{ session_id: string; n: number }>).map((r) => [r.session_id, r.n]));
   const holders = new Map((s.holders.all() as Array<{ session_id: string; host_id: string }>).map((r) => [r.session_id, r.host_id]));
   const rows = ids.map((id) => summaryOf(s, id, holders.get(id) ?? null, running.get(id) ?? 0, prices));
-  return rows.sort((a, b) => (b.last_activity_ms ?? 0) - (a.last_activity_ms ?? 0) || (a.session_id < b.session_id ? -1 : 1));
+  return rows.sort(byActivity);
 }
 
 /** One session's summary (as a row of the sessions page), or null when the log has nothing of it. */
@@ -225,7 +133,7 @@ export function sessionSummary(sqlite: Database.Database, sessionId: string, pri
 }
 
 /** Which page to show: `requested` when it is one, else the last (newest) page. */
-function pageOf(total: number, size: number, requested: number | undefined): { page: number; pages: number; offset: number } {
+export function pageOf(total: number, size: number, requested: number | undefined): { page: number; pages: number; offset: number } {
   const pages = Math.max(1, Math.ceil(total / size));
   const page = requested !== undefined && Number.isSafeInteger(requested) && requested >= 1 && requested <= pages ? requested : pages;
   return { page, pages, offset: (page - 1) * size };
@@ -262,35 +170,38 @@ export function requestPage(sqlite: Database.Database, sessionId: string, prices
       if (r.request_id) cells.set(r.request_id, [...(cells.get(r.request_id) ?? []), r.ref]);
     }
   }
-  const items = rows.map((r): RequestSummary => {
-    const usage = countsOf(json(r.usage));
-    return {
-      id: r.id as string,
-      turn_id: r.turn_id as string,
-      route: r.route as string,
-      model: r.model as string,
-      response_model: (r.response_model as string | null) ?? null,
-      status: r.status as string,
-      error: json(r.error),
-      retries: r.retries as number,
-      body_bytes: r.body_bytes as number,
-      shared_prefix_bytes: r.shared_prefix_bytes as number,
-      header_record_id: r.header_record_id as number,
-      frontier_id: (r.frontier_id as string | null) ?? null,
-      through_seq: r.through_seq as number,
-      started_at_ms: r.started_at_ms as number,
-      ended_at_ms: (r.ended_at_ms as number | null) ?? null,
-      usage,
-      cache_share: cacheShare(usage),
-      cost: costOf(usage, prices.get(r.route as string)),
-      reply: json(r.reply),
-      cells: cells.get(r.id as string) ?? [],
-    };
-  });
+  const items = rows.map((r) => requestSummaryOf(r, cells, prices));
   return { items, page, pages, total, page_size: size };
 }
 
-function cellOf(r: Record<string, unknown>, requestId: string | null): CellView {
+/** A model_requests row (SQLite's shape: JSON as text) as the page lists it, with the cells its reply called. */
+export function requestSummaryOf(r: Record<string, unknown>, cells: ReadonlyMap<string, string[]>, prices: PriceBook): RequestSummary {
+  const usage = countsOf(json(r.usage));
+  return {
+    id: r.id as string,
+    turn_id: r.turn_id as string,
+    route: r.route as string,
+    model: r.model as string,
+    response_model: (r.response_model as string | null) ?? null,
+    status: r.status as string,
+    error: json(r.error),
+    retries: r.retries as number,
+    body_bytes: r.body_bytes as number,
+    shared_prefix_bytes: r.shared_prefix_bytes as number,
+    header_record_id: r.header_record_id as number,
+    frontier_id: (r.frontier_id as string | null) ?? null,
+    through_seq: r.through_seq as number,
+    started_at_ms: r.started_at_ms as number,
+    ended_at_ms: (r.ended_at_ms as number | null) ?? null,
+    usage,
+    cache_share: cacheShare(usage),
+    cost: costOf(usage, prices.get(r.route as string)),
+    reply: json(r.reply),
+    cells: cells.get(r.id as string) ?? [],
+  };
+}
+
+export function cellOf(r: Record<string, unknown>, requestId: string | null): CellView {
   return {
     id: r.id as string,
     session_id: r.session_id as string,
@@ -332,7 +243,12 @@ export function cellView(sqlite: Database.Database, executionId: string): CellVi
 
 /** A session's frontiers (its folds), oldest first. */
 export function frontierList(sqlite: Database.Database, sessionId: string): FrontierView[] {
-  return (stmts(sqlite).frontiers.all(sessionId) as Array<Record<string, unknown>>).map((f) => ({
+  return (stmts(sqlite).frontiers.all(sessionId) as Array<Record<string, unknown>>).map(frontierOf);
+}
+
+/** A frontiers row as the page shows it. */
+export function frontierOf(f: Record<string, unknown>): FrontierView {
+  return {
     id: f.id as string,
     covers_through: f.covers_through as number,
     reason: f.reason as string,
@@ -340,7 +256,7 @@ export function frontierList(sqlite: Database.Database, sessionId: string): Fron
     execution_id: (f.execution_id as string | null) ?? null,
     created_at_ms: f.created_at_ms as number,
     installed_at_ms: (f.installed_at_ms as number | null) ?? null,
-  }));
+  };
 }
 
 /**

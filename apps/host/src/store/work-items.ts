@@ -41,6 +41,28 @@ export function recordAssessment(
     .get();
 }
 
+/** See WorkItemsStore.originateWorkItem: one immediate transaction. */
+export function originateWorkItem(db: HostDb, row: Omit<typeof workItems.$inferInsert, "status" | "outcome" | "closedAtMs">): { row: WorkItemRow; created: boolean } {
+  return db.transaction(
+    (tx) => {
+      const existing = findWorkItemByRequest(tx as never, row.executionId, row.requestId);
+      return existing ? { row: existing, created: false } : { row: insertWorkItem(tx as never, row), created: true };
+    },
+    { behavior: "immediate" },
+  );
+}
+
+/** See WorkItemsStore.assessWorkItem: one immediate transaction. */
+export function assessWorkItem(db: HostDb, row: Parameters<typeof recordAssessment>[1], check: (item: WorkItemRow | undefined) => void): WorkItemRow {
+  return db.transaction(
+    (tx) => {
+      check(getWorkItem(tx as never, row.workItemId));
+      return recordAssessment(tx as never, row);
+    },
+    { behavior: "immediate" },
+  );
+}
+
 /** Open work items, oldest first; of one session when `sessionId` is given. */
 export function openWorkItems(db: HostDb, sessionId?: string): WorkItemRow[] {
   const open = eq(workItems.status, "open");

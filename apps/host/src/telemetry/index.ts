@@ -39,6 +39,9 @@ export function startHostTelemetry(host: TelemetryHost & { subscribe(listener: (
     status: () => telemetry.status(),
     async close(nowMs) {
       unsubscribe();
+      // What is waiting reads the log (before it closes), then its spans are built by close.
+      telemetry.drain();
+      await observer.settled();
       await telemetry.close(nowMs);
     },
   };

@@ -7,16 +7,20 @@ import type { AddressInfo } from "node:net";
 import type { UsagePrices } from "@klbr/usage";
 import { isIdentifier } from "@klbr/envelope";
 import { openLogViews, type PriceBook } from "../control/log-views";
+import type { SessionViewsStore } from "../store/api";
 import { readRoutes } from "../runtime/routes-file";
 import { loadAssets, pageShell, webAssetsDir } from "./assets";
 import { cookieName, cookieOf, headerToken, newToken, sameToken, setCookie } from "./auth";
 import { DaemonLink, sessionStates } from "./daemon";
 import { streamSession } from "./live";
+import type { PageData, SessionData, SessionsData } from "./page-data";
 
 /** Where and how to serve. */
 export interface WebOptions {
-  /** The host's SQLite log, opened read-only. */
-  database: string;
+  /** The log's views: the Store of the host beside it or of `klbr web` (PostgreSQL or SQLite), never closed here. */
+  views?: SessionViewsStore;
+  /** Else a SQLite log, opened read-only here (and closed with the server). */
+  database?: string;
   /** routes.json, for the prices (read again when it changes). */
   routesFile: string;
   /** The daemon's control socket: states, live output, interrupt. */
@@ -78,12 +82,14 @@ const pageNumber = (v: string | null): number | undefined => (v !== null && /^\d
 export async function startWebServer(options: WebOptions): Promise<WebServer> {
   const token = options.token ?? (process.env.KLBR_WEB_TOKEN || newToken());
   const assets = loadAssets(options.assetsDir ?? webAssetsDir());
-  const views = openLogViews(options.database);
+  if (!options.views && options.database === undefined) throw new Error("startWebServer needs the log's views or a SQLite file");
+  const owned = options.views ? null : openLogViews(options.database!);
+  const views: SessionViewsStore = options.views ?? owned!;
   const prices = priceBook(options.routesFile);
   const link = new DaemonLink(options.controlSocket);
   let port = 0;
 
-  const sessionData = async (id: string, url: URL) => {
+  const sessionData = async (id: string, url: URL): Promise<SessionData | null> => {
     const summary = await views.sessionSummary(id, prices());
     if (!summary) return null;
     const state = (await sessionStates(link))?.get(id) ?? null;
@@ -96,7 +102,7 @@ export async function startWebServer(options: WebOptions): Promise<WebServer> {
       prices: Object.fromEntries(prices()),
     };
   };
-  const sessionsData = async () => {
+  const sessionsData = async (): Promise<SessionsData> => {
     const states = await sessionStates(link);
     const sessions = (await views.listSessions(prices())).map((s) => ({ ...s, state: states?.get(s.session_id)?.state ?? null }));
     return { sessions, daemon: states !== null, prices: Object.fromEntries(prices()) };
@@ -194,7 +200,7 @@ export async function startWebServer(options: WebOptions): Promise<WebServer> {
       server.listen(options.port ?? 0, options.host ?? "127.0.0.1", () => resolve());
     });
   } catch (error) {
-    await views.close();
+    await owned?.close();
     throw error;
   }
   port = (server.address() as AddressInfo).port;
@@ -208,7 +214,7 @@ export async function startWebServer(options: WebOptions): Promise<WebServer> {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await link.close();
-      await views.close();
+      await owned?.close();
     },
   };
 }
@@ -223,7 +229,7 @@ function json(res: ServerResponse, value: unknown, status = 200): void {
   res.end(JSON.stringify(value));
 }
 
-function html(res: ServerResponse, title: string, data: unknown): void {
+function html(res: ServerResponse, title: string, data: PageData): void {
   res.writeHead(200, { ...SECURITY_HEADERS, "content-type": "text/html; charset=utf-8" });
   res.end(pageShell(title, data));
 }

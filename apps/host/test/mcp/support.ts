@@ -136,3 +136,20 @@ export async function expectRecoveryFromKilledDaemon(client: Client, dataDir: st
   expect(textOf(next)).toMatch(/\n42\n$/);
   expect(daemonPid(dataDir)).not.toBe(pid);
 }
+
+/**
+ * A cell that prints `first`, then waits (up to two minutes) until `marker` exists, which the
+ * client's progress handler creates on seeing `first`, then prints `second`. Its output says,
+ * without a clock, whether the notification reached the client while the cell still ran:
+ * "first\nsecond\n" if it did, "first\nno progress while the cell ran\n" if not.
+ */
+export function printsThenAwaitsClient(marker: string): string {
+  return [
+    "import os, time",
+    "print('first', flush=True)",
+    "for _ in range(2400):",
+    `    if os.path.exists(${JSON.stringify(marker)}): break`,
+    "    time.sleep(0.05)",
+    `print('second' if os.path.exists(${JSON.stringify(marker)}) else 'no progress while the cell ran', flush=True)`,
+  ].join("\n");
+}

@@ -127,7 +127,7 @@ describe.skipIf(install === null)("a real model behind llama.cpp's server", () =
     expect(reportedModel(probe!.reply)).toBe(MODEL_ALIAS);
 
     const { exchanges } = await driveSession(fence, k, ["Say hello in one short sentence."]);
-    const summary = checkSession(k.database, exchanges, "fence");
+    const summary = await checkSession(k.database, exchanges, "fence");
     expect(summary.usageReported).toBe(0);
     const log = await k.run(["log", "--json", "--kind", "model.request"]);
     expect(log.code, log.stderr).toBe(0);
@@ -141,7 +141,7 @@ describe.skipIf(install === null)("a real model behind llama.cpp's server", () =
   test("fence cells: a session through klbr serve + klbr say", async () => {
     const k = await klbrWithRoute(fence, "fence");
     const { exchanges, ends } = await driveSession(fence, k, ["Write a Python code block that prints 6 * 7.", "Thanks. Now say goodbye."]);
-    const summary = checkSession(k.database, exchanges, "fence");
+    const summary = await checkSession(k.database, exchanges, "fence");
     for (const end of ends) expect(TURN_ENDS.includes(end.reason as never) || end.execution_id.startsWith("ex")).toBe(true);
     expect(turnEnds(k.database).length).toBeGreaterThanOrEqual(2);
     expect(maxCellsInATurn(k.database)).toBeLessThanOrEqual(MAX_CELLS_PER_TURN);
@@ -155,7 +155,7 @@ describe.skipIf(install === null)("a real model behind llama.cpp's server", () =
     tool.proxy.forceToolCalls(2);
     const { exchanges, ends } = await driveSession(tool, k, ["Use the python tool to compute 6 * 7."]);
     expect(exchanges.filter((e) => e.forced)).toHaveLength(2);
-    const summary = checkSession(k.database, exchanges, "tool");
+    const summary = await checkSession(k.database, exchanges, "tool");
     // The server streamed the tool calls; each was read as `python` (not the names appended), so
     // none was refused as an unknown tool, and the requests after them were taken (200 above).
     expect(summary.cells + summary.refusals.length).toBeGreaterThanOrEqual(2);
@@ -228,7 +228,7 @@ describe.skipIf(install === null)("a real model behind llama.cpp's server", () =
     expect(folds.every((f) => f.reason === "budget")).toBe(true);
     // Every request ended ok (none refused by the server for its context) and re-assembles; the
     // requests after a fold carry its frontier.
-    const summary = checkSession(k.database, exchanges, "fence");
+    const summary = await checkSession(k.database, exchanges, "fence");
     expect(summary.folds).toBeGreaterThan(0);
     const after = k.read((sqlite) => sqlite.prepare("SELECT body_bytes, status, usage FROM model_requests WHERE frontier_id = ? ORDER BY started_at_ms LIMIT 1").get(folds[0]!.id) as { body_bytes: number; status: string; usage: string | null });
     expect(after.status).toBe("ok");

@@ -1,15 +1,14 @@
-import { existsSync } from "node:fs";
 import { stampOrUnknown } from "@klbr/transcript";
 import type { Command } from "commander";
 import { HostError } from "../../errors";
-import { dataLayout } from "../../paths";
 import type { DisplayRef } from "../../store/displays";
 import type { LogEntry } from "../../store/log-view";
 import { displayLines } from "../render-displays";
 import { optionsOf, run, sessionOption, type CommonOptions } from "../command";
 import { executionFilter, parseSince, requestFolder } from "../log-filters";
 import { followLive } from "../log-live";
-import { dataDirOf } from "../target";
+import { databaseOptions, openLogReader, type DatabaseOptions } from "../read-store";
+import type { LogViewStore } from "../../store/api/log-view";
 
 /** A model request in one line: route, the model that answered when the reply named another, outcome, bytes shared with the previous body, and the usage as the route reported it. */
 function humanModelRequest(at: string, e: LogEntry): string {
@@ -47,12 +46,12 @@ function human(entry: LogEntry): string {
 
 /**
  * `klbr log [--follow] [--json] [-n N] [--kind K,...] [--session S]`: the durable log, read
- * straight from the database (no daemon needed). `--kind maintenance` shows work items and their
+ * straight from the database (no daemon needed): the SQLite file, or PostgreSQL with `--database`. `--kind maintenance` shows work items and their
  * assessments, `--kind orientation` candidates and adoptions; a kind matches itself and the kinds
  * under it. `--session` keeps one session's entries.
  */
 export async function logCommand(
-  opts: CommonOptions & { follow?: boolean; json?: boolean; limit?: string; kind?: string | string[]; session?: string; execution?: string; since?: string; requests?: boolean },
+  opts: CommonOptions & DatabaseOptions & { follow?: boolean; json?: boolean; limit?: string; kind?: string | string[]; session?: string; execution?: string; since?: string; requests?: boolean },
 ): Promise<number> {
   const session = sessionOption(opts.session);
   const byExecution = opts.execution !== undefined ? executionFilter(opts.execution) : (entries: LogEntry[]) => entries;
@@ -65,17 +64,28 @@ export async function logCommand(
     throw new HostError("CLI_USAGE", `-n/--limit needs a non-negative integer, got ${JSON.stringify(opts.limit)}`);
   }
   const limit = opts.limit !== undefined ? Number(opts.limit) : undefined;
-  const file = dataLayout(dataDirOf(opts)).database;
-  if (!existsSync(file)) throw new HostError("HOST_NOT_RUNNING", `no klbr database at ${file}; run \`klbr init\` first`);
-  const { default: Database } = await import("better-sqlite3");
-  const { followLog, kindMatches, readLog } = await import("../../store/log-view");
+  const store = await openLogReader(opts);
+  try {
+    await printLog(store, opts, { fold, byExecution, since, kinds, session, limit });
+  } finally {
+    await store.close();
+  }
+  return 0;
+}
+
+/** Print the log (and with --follow keep printing it until SIGINT or SIGTERM) from `store`. */
+async function printLog(
+  store: LogViewStore,
+  opts: CommonOptions & { follow?: boolean; json?: boolean; execution?: string },
+  f: { fold: (e: LogEntry[]) => LogEntry[]; byExecution: (e: LogEntry[]) => LogEntry[]; since: number | undefined; kinds: string[]; session: string | undefined; limit: number | undefined },
+): Promise<void> {
+  const { kindMatches } = await import("../../store/log-view");
   const { sessionFilter } = await import("../../store/log-session");
+  const { fold, byExecution, since, kinds, session, limit } = f;
   // The session filter sees every entry first: it learns each execution's session from them.
   const only = session !== undefined ? sessionFilter(session) : (entries: LogEntry[]) => entries;
   const wanted = (entries: LogEntry[]) =>
     fold(byExecution(kinds.length === 0 ? only(entries) : only(entries).filter((e) => kindMatches(e.kind, kinds)))).filter((e) => since === undefined || e.at_ms >= since);
-  const sqlite = new Database(file, { readonly: true, fileMustExist: true });
-  sqlite.pragma("busy_timeout = 5000");
   const seen = new Set<string>();
   // Live lines of running cells (C16), from the daemon when one streams them; --kind hides them.
   const live = opts.follow && kinds.length === 0 ? await followLive(opts, { ...(session ? { session } : {}), ...(opts.execution ? { execution: opts.execution } : {}), json: opts.json === true, out: process.stdout }) : null;
@@ -88,31 +98,35 @@ export async function logCommand(
     }
   };
   // A follower's first poll is the whole log, as readLog; later polls read only what may be new.
-  const follower = opts.follow ? followLog(sqlite) : undefined;
-  const all = wanted(follower ? follower.poll() : readLog(sqlite));
+  const follower = opts.follow ? await store.followLog() : undefined;
+  const all = wanted(follower ? await follower.poll() : await store.readLog());
   if (limit !== undefined) for (const e of all.slice(0, Math.max(0, all.length - limit))) seen.add(e.key);
   print(all);
-  if (!opts.follow) {
-    sqlite.close();
-    return 0;
+  if (!follower) return;
+  let stopped = false;
+  let wake: () => void = () => {};
+  let timer: NodeJS.Timeout | undefined;
+  const end = () => {
+    stopped = true;
+    clearTimeout(timer);
+    wake();
+  };
+  process.once("SIGINT", end);
+  process.once("SIGTERM", end);
+  // One poll at a time (on PostgreSQL a poll is a round trip per table), 300 ms apart.
+  while (!stopped) {
+    await new Promise<void>((resolve) => {
+      wake = resolve;
+      timer = setTimeout(resolve, 300);
+    });
+    if (!stopped) print(wanted(await follower.poll()));
   }
-  await new Promise<void>((resolve) => {
-    const timer = setInterval(() => print(wanted(follower!.poll())), 300);
-    const stop = () => {
-      clearInterval(timer);
-      resolve();
-    };
-    process.once("SIGINT", stop);
-    process.once("SIGTERM", stop);
-  });
   live?.close();
-  sqlite.close();
-  return 0;
 }
 
 /** Register `klbr log`. */
 export function register(program: Command): void {
-  program
+  const log = program
     .command("log")
     .description("print the durable log")
     .option("--follow", "keep printing new entries, and live output lines of running cells (marked live) while a daemon streams them")
@@ -122,6 +136,6 @@ export function register(program: Command): void {
     .option("-s, --session <id>", "only this session's entries (its cells, their requests and waits, its inputs, its peers and peer requests)")
     .option("--execution <id>", "only this cell and the rows that name it (its requests, waits, effects)")
     .option("--since <when>", "only entries since a duration ago (90s, 10m, 2h, 3d), an ISO date or time, or epoch ms")
-    .option("--requests", "print host request rows as lines of their own (by default a cell's line lists its requests; --json always keeps them)")
-    .action(run(async (cmd) => logCommand(optionsOf(cmd))));
+    .option("--requests", "print host request rows as lines of their own (by default a cell's line lists its requests; --json always keeps them)");
+  databaseOptions(log).action(run(async (cmd) => logCommand(optionsOf(cmd))));
 }

@@ -9,6 +9,7 @@ import { parseLogLevel, ServeLog } from "../serve-log";
 import { dataDirOf } from "../target";
 import { databaseChoice, type DatabaseChoice } from "../../db/database-url";
 import { HostError } from "../../errors";
+import type { SessionViewsStore } from "../../store/api";
 
 /**
  * `klbr serve`: the daemon. Stops cleanly (every worker tree, the log closed, exit 0) on SIGINT or
@@ -58,13 +59,13 @@ export async function serveCommand(
     log.event("info", "telemetry", { traces: host.telemetry?.status().endpoint ?? null }, `telemetry: ${traces}`);
   }
   const web = server && webListen ? await startWeb(host.layout, webListen, host, server) : undefined;
-  const events = await followEvents(host.layout.database, startedAtMs, log);
+  const events = await followEvents(database, host.layout.database, startedAtMs, log);
   const signal = await stop.wait();
   log.event("info", "stopping", { pid: process.pid, signal }, "stopping");
   await web?.close();
   server?.close();
   await host.stop();
-  events.stop();
+  await events.stop();
   log.event("info", "stopped", { pid: process.pid }, "stopped");
   return 0;
 }
@@ -76,12 +77,12 @@ export async function serveCommand(
 async function startWeb(
   layout: { database: string; routes: string; controlSocket: string },
   listen: { host: string; port: number },
-  host: { stop(): Promise<void> },
+  host: { stop(): Promise<void>; store: SessionViewsStore },
   server: { close(): void },
 ): Promise<{ close(): Promise<void> }> {
   const { startWebServer } = await import("../../web/server");
   try {
-    const web = await startWebServer({ database: layout.database, routesFile: layout.routes, controlSocket: layout.controlSocket, ...listen });
+    const web = await startWebServer({ views: host.store, routesFile: layout.routes, controlSocket: layout.controlSocket, ...listen });
     process.stdout.write(`${web.url}\n`);
     return web;
   } catch (error) {
@@ -124,28 +125,42 @@ async function driveOption(dataDir: string, opts: { route?: string; drive?: bool
 
 /**
  * What the daemon does, as the durable log records it (workers, activations, incidents; cells,
- * inputs and requests at debug): a read-only follower of the database, polled every 300 ms, that
- * reports what was written since this start.
+ * inputs and requests at debug): a reader of the database the host writes (its SQLite file
+ * read-only, or its PostgreSQL database), polled every 300 ms, that reports what was written since
+ * this start. A reader of its own, not the host's Store: the last poll runs after the host stopped
+ * and closed that, to report what the stop itself wrote.
  */
-async function followEvents(database: string, sinceMs: number, log: ServeLog): Promise<{ stop: () => void }> {
-  const { default: Database } = await import("better-sqlite3");
-  const { followLog } = await import("../../store/log-view");
-  const sqlite = new Database(database, { readonly: true, fileMustExist: true });
-  sqlite.pragma("busy_timeout = 5000");
-  const follower = followLog(sqlite);
+async function followEvents(database: DatabaseChoice, file: string, sinceMs: number, log: ServeLog): Promise<{ stop: () => Promise<void> }> {
+  const { readStoreOf } = await import("../read-store");
+  const { store } = await readStoreOf(database, file);
+  const follower = await store.followLog();
   const seen = new Set<string>();
   const report = (entries: Array<{ key: string; at_ms: number; kind: string }>, fresh: (e: { at_ms: number }) => boolean) => {
     const shown = entries.filter((e) => !seen.has(e.key) && fresh(e));
     for (const e of entries) seen.add(e.key);
     log.entries(shown as Parameters<ServeLog["entries"]>[0]);
   };
-  report(follower.poll(), (e) => e.at_ms >= sinceMs);
-  const timer = setInterval(() => report(follower.poll(), () => true), 300);
+  report(await follower.poll(), (e) => e.at_ms >= sinceMs);
+  // One poll at a time: the next is set when the last has answered.
+  let timer: NodeJS.Timeout | undefined;
+  let polling: Promise<void> = Promise.resolve();
+  let stopped = false;
+  const next = () => {
+    timer = setTimeout(() => {
+      polling = follower.poll().then((entries) => report(entries, () => true), (error: Error) => log.event("warn", "log_follow_failed", { error: error.message }, `cannot read the log: ${error.message}`));
+      void polling.then(() => {
+        if (!stopped) next();
+      });
+    }, 300);
+  };
+  next();
   return {
-    stop: () => {
-      clearInterval(timer);
-      report(follower.poll(), () => true);
-      sqlite.close();
+    stop: async () => {
+      stopped = true;
+      clearTimeout(timer);
+      await polling;
+      report(await follower.poll(), () => true);
+      await store.close();
     },
   };
 }

@@ -1,6 +1,5 @@
-import type { HostDb } from "../../db/open";
 import { HostError } from "../../errors";
-import { recoverSession } from "../../store/failover";
+import type { Store } from "../../store/api";
 import { LeaseLostError, type Lease, type LeaseKey, type LeaseRow, type LeaseStore } from "../../store/leases";
 import { FailoverScan } from "./failover-scan";
 import { HostRegistry, type HostsStatus } from "./registry";
@@ -12,7 +11,8 @@ export type LeaseLog = (level: "info" | "warn" | "error", event: string, fields:
 /** What the host's leasing uses of the host. */
 export interface HostLeasingDeps {
   store: LeaseStore<unknown>;
-  db: HostDb;
+  /** The log a takeover closes the previous holder's leftovers in. */
+  records: Pick<Store, "recoverSession">;
   hostId: string;
   /** Where other hosts reach this one (its control socket). */
   address: string | null;
@@ -126,7 +126,7 @@ export class HostLeasing {
   private async resume(lease: Lease, previous: LeaseRow): Promise<void> {
     const from = previous.hostId!;
     const reason = from === this.deps.hostId && !this.deps.workbench(lease.sessionId) ? "host_restart" : "host_failover";
-    const found = recoverSession(this.deps.db, lease.sessionId, { hostId: from, epoch: previous.epoch }, reason, this.deps.now());
+    const found = await this.deps.records.recoverSession(lease.sessionId, { hostId: from, epoch: previous.epoch }, reason, this.deps.now());
     // The namespace the model last ran in is on the lost host: the next generation says so (kernel.reset).
     if (reason === "host_failover") this.deps.markEnded(lease.sessionId, "host_failover");
     this.takenOver.add(lease.sessionId);

@@ -2,8 +2,6 @@ import type { HostDb } from "../../db/open";
 import type Database from "better-sqlite3";
 import type { SessionFence, Store } from "../../store/api";
 import { sqliteLeases } from "../../store/leases";
-import { recoverAfterCrash } from "../../store/recovery";
-import { openWaits } from "../../store/waits";
 import type { TurnHost } from "../session";
 import type { Turns } from "../turns";
 import type { Wakes } from "../wakes";
@@ -19,6 +17,7 @@ export interface LeasingHost {
   readonly sqlite: Database.Database;
   readonly dataDir: string;
   readonly layout: { controlSocket: string };
+  readonly store: Pick<Store, "recoverAfterCrash" | "openWaits" | "recoverSession">;
   readonly workbenches: Workbenches;
   readonly wakes: Wakes;
   readonly turns: Turns | null;
@@ -33,7 +32,7 @@ export function leasingOf(host: LeasingHost, options: { leaseMs?: number; log?: 
   if (options.leaseMs === undefined) return null;
   const leasing = new HostLeasing({
     store: sqliteLeases(host.db, host.sqlite),
-    db: host.db,
+    records: host.store,
     hostId: hostIdOf(host.dataDir),
     address: host.layout.controlSocket,
     leaseMs: options.leaseMs,
@@ -46,22 +45,7 @@ export function leasingOf(host: LeasingHost, options: { leaseMs?: number; log?: 
       host.turns?.kick(sessionId);
     },
   });
-  guardRestarts(host.workbenches, leasing);
   return leasing;
-}
-
-/**
- * A session this host lost starts no new workbench generation here: the cell the loss killed
- * would otherwise restart its workbench on the way out (cells.ts, `after_<status>`), writing a
- * kernel.reset the fence never sees and leaving a worker no lease covers. The next claim of the
- * session on this host starts one as usual (test/hosts-sigstop.test.ts).
- */
-function guardRestarts(workbenches: Workbenches, leasing: HostLeasing): void {
-  const restart = workbenches.restart.bind(workbenches);
-  workbenches.restart = async (bench, reason) => {
-    if (leasing.lost(bench.sessionId)) return;
-    return restart(bench, reason);
-  };
 }
 
 /**
@@ -106,6 +90,6 @@ export function storeWithLeases<S extends Store>(store: S, host: { readonly leas
 export async function startWithLeases(host: LeasingHost & { readonly leasing: HostLeasing | null }): Promise<boolean> {
   await host.leasing?.start();
   const whole = !host.leasing || !(await host.leasing.othersAlive());
-  host.wakes.restore(whole ? recoverAfterCrash(host.db, host.now()).openWaits : openWaits(host.db));
+  await host.wakes.restore(whole ? (await host.store.recoverAfterCrash(host.now())).openWaits : await host.store.openWaits());
   return whole;
 }

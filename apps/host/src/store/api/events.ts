@@ -8,6 +8,11 @@ export interface EventsStore {
   recordOutbound(message: { sessionId: string; text: string; effectId: string; atMs: number }): Promise<EventRow>;
   /** Inputs of a session that nothing has consumed yet, oldest first. */
   pendingInputs(sessionId: string): Promise<EventRow[]>;
+  /**
+   * Take a session's unconsumed inputs, oldest first, marking them consumed at `atMs` in the same
+   * write: two wakes of one session never both get an input (the rows come back as they are now).
+   */
+  takePendingInputs(sessionId: string, atMs: number): Promise<EventRow[]>;
   /** Mark inputs as taken into account (by a wake or a boundary). */
   markConsumed(sessionId: string, ids: number[], atMs: number): Promise<void>;
   /** One event by id. */

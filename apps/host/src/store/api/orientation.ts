@@ -1,5 +1,18 @@
 import type { orientationAdoptions, orientationCandidates } from "../../db/schema";
 import type { Scope, CandidateRow, AdoptionRow, CurrentSource } from "../orientation";
+import type { HeaderPlan } from "./headers";
+
+/** What orientation.adopt decides on inside its transaction (see OrientationStore.adoptCandidate). */
+export interface AdoptRules<R> {
+  /** The adoption this operation id already made: throws when it was of another candidate; its reply is answered again. */
+  repeat(done: AdoptionRow): void;
+  /** The candidate as the transaction reads it: throws to refuse (none, or not adoptable by this session). */
+  candidate(candidate: CandidateRow | undefined): void;
+  /** The adopting session's header observation, of the sources with this adoption in them (HeadersStore.observeHeader's plan). */
+  header: HeaderPlan<string | null>;
+  /** The reply, recorded with the adoption. */
+  reply(candidate: CandidateRow, headerDigest: string | null): R;
+}
 
 /** Orientation records (store/orientation.ts). */
 export interface OrientationStore {
@@ -22,6 +35,18 @@ export interface OrientationStore {
   currentSources(scope: Scope): Promise<CurrentSource[]>;
   /** Candidates staged (not yet adopted) for a session's scope: global ones and its own, oldest first. */
   stagedCandidates(sessionId: string): Promise<CandidateRow[]>;
+  /**
+   * orientation.stage in one transaction: the candidate staged under `row.id` already is `repeat`ed
+   * (it throws when it differs) and returned, `created` false; else `row` is staged.
+   */
+  stageCandidate(row: Omit<typeof orientationCandidates.$inferInsert, "status">, repeat: (existing: CandidateRow) => void): Promise<{ row: CandidateRow; created: boolean }>;
+  /**
+   * orientation.adopt in one transaction of the adopting session (fenced by its lease): the
+   * operation's earlier adoption answered again, or the candidate vetted, the adoption recorded,
+   * the candidate marked adopted, the session's header observed with it (a revision appended when
+   * its text changed), and the reply recorded with the adoption. Returns the reply.
+   */
+  adoptCandidate<R>(adoption: { operationId: string; candidateId: string; sessionId: string; executionId: string; requestId: string; step: number; adoptedAtMs: number }, rules: AdoptRules<R>, headerAtMs: number): Promise<R>;
   /** Every scope that has an adoption, global first. */
   adoptedScopes(): Promise<Scope[]>;
 }

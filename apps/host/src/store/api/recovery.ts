@@ -1,3 +1,4 @@
+import type { SessionRecovery } from "../failover";
 import type { Recovery } from "../recovery";
 
 /** What a start does about a host that did not stop cleanly. */
@@ -8,4 +9,10 @@ export interface RecoveryStore {
    * remote generations ended, and one `host.recovered` incident when any of it happened.
    */
   recoverAfterCrash(nowMs: number): Promise<Recovery>;
+  /**
+   * One session's takeover (C21), one transaction: its running cells failed `host_lost`, their
+   * unanswered host requests closed, its running model requests cut (the turn asks again), and the
+   * `session.taken_over` incident (store/failover.ts).
+   */
+  recoverSession(sessionId: string, previous: { hostId: string; epoch: number }, reason: "host_failover" | "host_restart", nowMs: number): Promise<SessionRecovery>;
 }

@@ -19,6 +19,10 @@ export interface RemoteStore {
   latestGeneration(namespaceId: string): Promise<RemoteGenerationRow | undefined>;
   /** Close a generation with the reason it ended (once: a closed row keeps its first reason). */
   endGeneration(namespaceId: string, generation: string, reason: string, atMs: number): Promise<void>;
+  /** A generation that said hello, with its namespace when this is the namespace's first (one transaction: no namespace without its generation). */
+  recordGeneration(namespace: Omit<typeof remoteNamespaces.$inferInsert, "status"> | null, generation: typeof remoteGenerations.$inferInsert): Promise<RemoteGenerationRow>;
+  /** remote.close: the generation ended `closed` and the namespace closed by `closedBy`, in one transaction. */
+  closeWithGeneration(namespaceId: string, generation: string, closedBy: string, atMs: number): Promise<void>;
   /** One operation by its identity. */
   getOperation(namespaceId: string, operationId: string): Promise<RemoteOperationRow | undefined>;
   /** Open an operation row before the cell is sent. */

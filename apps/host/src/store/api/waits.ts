@@ -14,6 +14,11 @@ export interface WaitsStore {
   createWait(wait: { id: string; sessionId: string; executionId: string; reason: string; seconds: number | null; nowMs: number }): Promise<{ row: WaitRow; reply: WaitReply; superseded: WaitRow[] }>;
   /** Wake a session's open waits (an input arrived, or a deadline passed); returns the rows woken. */
   wakeWaits(sessionId: string, wokenBy: string, nowMs: number): Promise<WaitRow[]>;
+  /**
+   * A deferred input is due: wake the session's open waits for it, unless the input was taken into
+   * account meanwhile (or is gone): then null and nothing woken. The check and the wake are one write.
+   */
+  wakeForInput(sessionId: string, eventId: number, wokenBy: string, nowMs: number): Promise<WaitRow[] | null>;
   /** Wake one wait if it is still open (its own deadline passed); returns the row if it was woken now. */
   wakeWait(sessionId: string, id: string, wokenBy: string, nowMs: number): Promise<WaitRow | undefined>;
   /** Wake every open wait whose deadline has passed; returns the rows woken. */

@@ -24,6 +24,29 @@ export async function connectPostgres(choice: Extract<DatabaseChoice, { kind: "p
   }
 }
 
+/**
+ * Open a pool on `choice` for a reader (`klbr log`, `klbr web`, `klbr display get`): no migrations
+ * (a reader never changes the schema), but the first connection made now, so a server that does
+ * not answer is DATABASE_UNAVAILABLE at once, and a database no host has migrated is
+ * HOST_NOT_RUNNING rather than a missing relation later.
+ */
+export async function readPostgres(choice: Extract<DatabaseChoice, { kind: "postgres" }>, options: PgOpenOptions & { wait?: ReconnectPolicy } = {}): Promise<PgHost> {
+  const host = openPostgres(choice.url, options);
+  let migrated: boolean;
+  try {
+    const { rows } = await pgRead(() => host.pool.query<{ events: string | null }>("SELECT to_regclass('events')::text AS events"), options.wait ?? START_WAIT);
+    migrated = rows[0]?.events != null;
+  } catch (error) {
+    await host.close().catch(() => {});
+    throw cannotUse(choice.shown, error);
+  }
+  if (!migrated) {
+    await host.close();
+    throw new HostError("HOST_NOT_RUNNING", `no klbr records in ${choice.shown}; start \`klbr serve --database\` on it first`);
+  }
+  return host;
+}
+
 function cannotUse(shown: string, error: unknown): HostError {
   const e = error as { code?: unknown; message?: string; cause?: { message?: string; code?: unknown } };
   const inner = e instanceof HostError && e.code === "DATABASE_UNAVAILABLE" && e.cause ? e.cause : e;

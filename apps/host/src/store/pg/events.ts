@@ -24,6 +24,18 @@ export function pgEvents(c: PgContext): EventsStore {
         (await tx.insert(events).values({ sessionId: m.sessionId, lane: "operator", direction: "out", source: `session:${m.sessionId}`, receivedAtMs: m.atMs, payload: { text: m.text }, effectId: m.effectId }).returning())[0] as EventRow,
       ),
     pendingInputs: (sessionId) => c.read((db) => pending(db, sessionId)),
+    takePendingInputs: (sessionId, atMs) =>
+      c.write(sessionId, async (tx) => {
+        // One at a time per session with a deferred input's wake (waits.ts wakeForInput), as SQLite's write lock makes them.
+        await c.serialize(tx, sessionId);
+        const taken = (await tx
+          .update(events)
+          .set({ consumedAtMs: atMs })
+          .where(and(eq(events.sessionId, sessionId), eq(events.direction, "in"), isNull(events.consumedAtMs)))
+          .returning()) as EventRow[];
+        // RETURNING promises no order.
+        return taken.sort((a, b) => a.id - b.id);
+      }),
     markConsumed: async (sessionId, ids, atMs) => {
       if (ids.length === 0) return;
       await c.write(sessionId, (tx) => tx.update(events).set({ consumedAtMs: atMs }).where(inArray(events.id, ids)));

@@ -13,6 +13,7 @@ import { pgIncidents } from "./incidents";
 import { pgKernel } from "./kernel";
 import { pgModelRequests } from "./model-requests";
 import { pgOrientation } from "./orientation";
+import { pgPeerExchange } from "./peer-exchange";
 import { pgPeerRequests } from "./peer-requests";
 import { pgPeers } from "./peers";
 import { pgRecovery } from "./recovery";
@@ -41,6 +42,7 @@ export interface PgStore extends Store {
  */
 export function pgStore(pg: PgHost, fence: SessionFence = NO_FENCE, policy?: ReconnectPolicy): PgStore {
   const c = pgContext(pg.db, pg.pool, fence, policy);
+  const transcript = pgTranscript(c);
   return Object.assign(
     {},
     pgAgenda(c),
@@ -55,6 +57,7 @@ export function pgStore(pg: PgHost, fence: SessionFence = NO_FENCE, policy?: Rec
     pgKernel(c),
     pgModelRequests(c),
     pgOrientation(c),
+    pgPeerExchange(c),
     pgPeerRequests(c),
     pgPeers(c),
     pgRecovery(c),
@@ -62,9 +65,9 @@ export function pgStore(pg: PgHost, fence: SessionFence = NO_FENCE, policy?: Rec
     pgRequests(c),
     pgTelemetry(c),
     pgTranscribe(c),
-    pgTranscript(c),
+    transcript,
     pgTurn(c),
-    pgViews(),
+    pgViews(c, transcript),
     pgWaits(c),
     pgWorkItems(c),
     { dialect: "postgres" as const, pg, close: () => pg.close() },

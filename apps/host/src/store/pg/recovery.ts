@@ -1,5 +1,7 @@
-import { eq } from "drizzle-orm";
-import { executions, incidents } from "../../db/pg-schema";
+import { and, eq, inArray, isNull } from "drizzle-orm";
+import { executions, hostRequests, incidents, modelRequests } from "../../db/pg-schema";
+import { finishValues } from "../executions";
+import { takeover } from "../failover";
 import type { RecoveryStore } from "../api/recovery";
 import type { ExecutionRow } from "../executions";
 import type { Recovery } from "../recovery";
@@ -55,6 +57,20 @@ export function pgRecovery(c: PgContext): RecoveryStore {
           await tx.insert(incidents).values({ kind: "host.recovered", detail, atMs: nowMs });
         }
         return { interrupted, woken, stopped, openWaits: await openWaitsOn(tx) };
+      }),
+    recoverSession: (sessionId, previous, reason, nowMs) =>
+      c.writeHost(async (tx) => {
+        const lost = (await tx.select({ id: executions.id }).from(executions).where(and(eq(executions.sessionId, sessionId), eq(executions.status, "running")))).map((r) => r.id).sort();
+        for (const id of lost) await tx.update(executions).set(finishValues(takeover.lostCell(previous, nowMs))).where(eq(executions.id, id));
+        const unanswered =
+          lost.length === 0
+            ? []
+            : (await tx.update(hostRequests).set({ reply: takeover.unansweredReply, repliedAtMs: nowMs }).where(and(inArray(hostRequests.executionId, lost), isNull(hostRequests.repliedAtMs))).returning({ id: hostRequests.id })).map((r) => r.id).sort((a, b) => a - b);
+        const requests = (await tx.update(modelRequests).set({ status: "error", error: takeover.cutRequest(reason), endedAtMs: nowMs }).where(and(eq(modelRequests.sessionId, sessionId), eq(modelRequests.status, "running"))).returning({ id: modelRequests.id })).map((r) => r.id).sort();
+        const found = { lost, requests, unanswered };
+        const detail = takeover.incident(sessionId, reason, previous, found);
+        if (detail) await tx.insert(incidents).values({ kind: "session.taken_over", detail, atMs: nowMs });
+        return found;
       }),
   };
 }

@@ -32,6 +32,19 @@ export function pgRemote(c: PgContext): RemoteStore {
     latestGeneration: (namespaceId) => c.read(async (db) => first<RemoteGenerationRow>(await db.select().from(remoteGenerations).where(eq(remoteGenerations.namespaceId, namespaceId)).orderBy(desc(remoteGenerations.id)).limit(1))),
     endGeneration: (namespaceId, generation, reason, atMs) =>
       c.writeHost(async (tx) => void (await tx.update(remoteGenerations).set({ endedAtMs: atMs, endReason: reason }).where(and(eq(remoteGenerations.namespaceId, namespaceId), eq(remoteGenerations.generation, generation), isNull(remoteGenerations.endedAtMs))))),
+    recordGeneration: (namespace, generation) => {
+      const write = async (tx: Q) => {
+        if (namespace) await tx.insert(remoteNamespaces).values({ ...namespace, status: "open" });
+        return first<RemoteGenerationRow>(await tx.insert(remoteGenerations).values(generation).returning())!;
+      };
+      // A namespace row is its session's (fenced as insertNamespace); a later generation is written as insertGeneration.
+      return namespace ? c.write(namespace.sessionId, write) : c.writeHost(write);
+    },
+    closeWithGeneration: (namespaceId, generation, closedBy, atMs) =>
+      c.writeHost(async (tx) => {
+        await tx.update(remoteGenerations).set({ endedAtMs: atMs, endReason: "closed" }).where(and(eq(remoteGenerations.namespaceId, namespaceId), eq(remoteGenerations.generation, generation), isNull(remoteGenerations.endedAtMs)));
+        await tx.update(remoteNamespaces).set({ status: "closed", closedBy, closedAtMs: atMs }).where(and(eq(remoteNamespaces.id, namespaceId), eq(remoteNamespaces.status, "open")));
+      }),
     getOperation: (namespaceId, operationId) => c.read(async (db) => first<RemoteOperationRow>(await db.select().from(remoteOperations).where(and(eq(remoteOperations.namespaceId, namespaceId), eq(remoteOperations.operationId, operationId))))),
     insertOperation: (row) => c.writeHost(async (tx) => first<RemoteOperationRow>(await tx.insert(remoteOperations).values({ ...row, status: "running" }).returning())!),
     finishOperation: (namespaceId, operationId, end) =>

@@ -1,5 +1,5 @@
 import { and, eq, isNotNull, lte, ne } from "drizzle-orm";
-import { waits } from "../../db/pg-schema";
+import { events, waits } from "../../db/pg-schema";
 import type { WaitsStore } from "../api/waits";
 import { newWaitValues, supersededBy, type WaitRow } from "../waits";
 import type { PgContext, Q } from "./context";
@@ -50,6 +50,14 @@ export function pgWaits(c: PgContext): WaitsStore {
       }),
     wakeWaits: (sessionId, wokenBy, nowMs) =>
       c.write(sessionId, (tx) => tx.update(waits).set({ state: "woken", wokenBy, wokenAtMs: nowMs }).where(and(eq(waits.sessionId, sessionId), eq(waits.state, "waiting"))).returning() as Promise<WaitRow[]>),
+    wakeForInput: (sessionId, eventId, wokenBy, nowMs) =>
+      c.write(sessionId, async (tx) => {
+        // Serialized with the session's takePendingInputs: an input a wake took is not woken for again.
+        await c.serialize(tx, sessionId);
+        const [event] = await tx.select({ consumedAtMs: events.consumedAtMs }).from(events).where(eq(events.id, eventId));
+        if (!event || event.consumedAtMs !== null) return null;
+        return tx.update(waits).set({ state: "woken", wokenBy, wokenAtMs: nowMs }).where(and(eq(waits.sessionId, sessionId), eq(waits.state, "waiting"))).returning() as Promise<WaitRow[]>;
+      }),
     wakeWait: (sessionId, id, wokenBy, nowMs) =>
       c.write(sessionId, async (tx) => (await tx.update(waits).set({ state: "woken", wokenBy, wokenAtMs: nowMs }).where(and(eq(waits.id, id), eq(waits.state, "waiting"))).returning())[0] as WaitRow | undefined),
     wakeDueWaits: (nowMs) => c.writeHost((tx) => wakeDueOn(tx, nowMs)),

@@ -1,4 +1,4 @@
-import { findEffect, insertEffect, getEffect } from "../effects";
+import { findEffect, insertEffect, getEffect, recordSend } from "../effects";
 import type { EffectsStore } from "../api/effects";
 import type { SqliteContext } from "./context";
 
@@ -8,5 +8,6 @@ export function sqliteEffects(c: SqliteContext): EffectsStore {
     findEffect: async (executionId, requestId) => findEffect(c.db, executionId, requestId),
     insertEffect: (row) => c.write(row.sessionId, () => insertEffect(c.db, row)),
     getEffect: async (id) => getEffect(c.db, id),
+    recordSend: (row, outbound, check) => c.write(row.sessionId, () => recordSend(c.db, row, outbound, check)),
   };
 }

@@ -15,6 +15,7 @@ import { sqliteKernel } from "./kernel";
 import { sqliteLogView } from "./log-view";
 import { sqliteModelRequests } from "./model-requests";
 import { sqliteOrientation } from "./orientation";
+import { sqlitePeerExchange } from "./peer-exchange";
 import { sqlitePeerRequests } from "./peer-requests";
 import { sqlitePeers } from "./peers";
 import { sqliteRecovery } from "./recovery";
@@ -57,6 +58,7 @@ export function sqliteStore(db: HostDb, sqlite: Database.Database, fence: Sessio
       sqliteLogView(c),
       sqliteModelRequests(c),
       sqliteOrientation(c),
+      sqlitePeerExchange(c),
       sqlitePeerRequests(c),
       sqlitePeers(c),
       sqliteRecovery(c),

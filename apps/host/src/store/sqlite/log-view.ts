@@ -3,7 +3,7 @@ import type { LogViewStore } from "../api/log-view";
 import type { SqliteContext } from "./context";
 
 /** LogViewStore over the synchronous SQLite functions. */
-export function sqliteLogView(c: SqliteContext): LogViewStore {
+export function sqliteLogView(c: Pick<SqliteContext, "sqlite">): LogViewStore {
   return {
     readLog: async () => readLog(c.sqlite),
     followLog: async () => {

@@ -1,3 +1,4 @@
+import { adoptCandidate, stageCandidate } from "../adoption";
 import { getCandidate, insertCandidate, markAdopted, findAdoption, insertAdoption, setAdoptionReply, currentSources, stagedCandidates, adoptedScopes } from "../orientation";
 import type { OrientationStore } from "../api/orientation";
 import type { SqliteContext } from "./context";
@@ -5,6 +6,9 @@ import type { SqliteContext } from "./context";
 /** OrientationStore over the synchronous SQLite functions. */
 export function sqliteOrientation(c: SqliteContext): OrientationStore {
   return {
+    stageCandidate: async (row, repeat) => stageCandidate(c.db, row, repeat),
+    // The adopting session's header revision is one of its records: fenced by its lease.
+    adoptCandidate: (adoption, rules, headerAtMs) => c.write(adoption.sessionId, () => adoptCandidate(c.db, adoption, rules, headerAtMs)),
     getCandidate: async (id) => getCandidate(c.db, id),
     insertCandidate: async (row) => insertCandidate(c.db, row),
     markAdopted: async (id) => markAdopted(c.db, id),

@@ -1,4 +1,4 @@
-import { insertNamespace, getNamespace, openNamespace, openNamespaces, closeNamespace, insertGeneration, latestGeneration, endGeneration, getOperation, insertOperation, finishOperation, recoverRemote } from "../remote";
+import { insertNamespace, getNamespace, openNamespace, openNamespaces, closeNamespace, insertGeneration, latestGeneration, endGeneration, getOperation, insertOperation, finishOperation, recoverRemote, recordGeneration, closeWithGeneration } from "../remote";
 import type { RemoteStore } from "../api/remote";
 import type { SqliteContext } from "./context";
 
@@ -13,6 +13,8 @@ export function sqliteRemote(c: SqliteContext): RemoteStore {
     insertGeneration: async (row) => insertGeneration(c.db, row),
     latestGeneration: async (namespaceId) => latestGeneration(c.db, namespaceId),
     endGeneration: async (namespaceId, generation, reason, atMs) => endGeneration(c.db, namespaceId, generation, reason, atMs),
+    recordGeneration: (namespace, generation) => (namespace ? c.write(namespace.sessionId, () => recordGeneration(c.db, namespace, generation)) : Promise.resolve(recordGeneration(c.db, null, generation))),
+    closeWithGeneration: async (namespaceId, generation, closedBy, atMs) => closeWithGeneration(c.db, namespaceId, generation, closedBy, atMs),
     getOperation: async (namespaceId, operationId) => getOperation(c.db, namespaceId, operationId),
     insertOperation: async (row) => insertOperation(c.db, row),
     finishOperation: async (namespaceId, operationId, end) => finishOperation(c.db, namespaceId, operationId, end),

@@ -41,7 +41,8 @@ describe.each(LOG_KINDS)("on %s", (kind) => {
       expect(alive(bench)).toBe(true);
       stale.child.kill("SIGSTOP");
       // Another host's failover scan takes the session over (a running cell is pending work).
-      const taken = await within(LEASE_MS + 3_000, () =>
+      const taken = await within(
+        LEASE_MS + 3_000,
         async () => (await group.one<{ error: string | null }>("SELECT status, error FROM executions WHERE session_id = ? ORDER BY started_at_ms DESC LIMIT 1", session))?.error === "host_lost",
       );
       expect(taken, `round ${i}: not taken over within ${LEASE_MS + 3_000} ms`).toBe(true);

@@ -1,11 +1,11 @@
-// C21 with real processes: `klbr serve` hosts sharing one SQLite file (--sqlite-file), each with
-// its own data directory. Registration and status, SESSION_HELD_ELSEWHERE, kill -9 of the holder
+// C21 with real processes: `klbr serve` hosts sharing one log (a SQLite file by --sqlite-file, then
+// a PostgreSQL database by --database), each with its own data directory. Registration and status, SESSION_HELD_ELSEWHERE, kill -9 of the holder
 // mid-cell. Times are bounds polled with a deadline.
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
 import { klbrRun } from "./cli-run";
-import { alive, HostGroup, pause, within, type ServeHost } from "./hosts-support";
+import { alive, HostGroup, LOG_KINDS, pause, within, type ServeHost } from "./hosts-support";
 
 const LEASE_MS = 2_000;
 let group: HostGroup | null = null;
@@ -25,11 +25,11 @@ async function longCell(g: HostGroup, h: ServeHost, name: string): Promise<void>
 }
 
 const execution = (g: HostGroup, marker: string) =>
-  g.read((db) => db.prepare("SELECT id, status, error, ended_by, generation FROM executions WHERE code LIKE ?").all(`%${marker}%`)) as Array<{ id: string; status: string; error: string | null; ended_by: string | null; generation: string }>;
+  g.all<{ id: string; status: string; error: string | null; ended_by: string | null; generation: string }>("SELECT id, status, error, ended_by, generation FROM executions WHERE code LIKE ?", `%${marker}%`);
 
-describe("many hosts on one SQLite file (C21)", () => {
+describe.each(LOG_KINDS)("many hosts on one %s log (C21)", (kind) => {
   test("status lists every host with its heartbeat and the sessions it holds; a session held elsewhere is refused naming its holder", async () => {
-    group = new HostGroup(["--lease", "2s"]);
+    group = new HostGroup(["--lease", "2s"], undefined, kind);
     const a = await group.start();
     const b = await group.start();
     const sa = await group.status(a);
@@ -61,17 +61,8 @@ describe("many hosts on one SQLite file (C21)", () => {
     expect(text.stdout).toMatch(new RegExp(`host +${sb.host_id} alive, last heartbeat \\S+, holds s-b`));
   }, 90_000);
 
-  test("bad --lease values are a usage error naming the value", async () => {
-    for (const bad of ["10", "0s", "2h", "soon"]) {
-      const run = await klbrRun(["--data-dir", join(new HostGroup().root, "x"), "serve", "--lease", bad]);
-      expect(run.code).toBe(64);
-      expect(run.stderr).toContain("CLI_USAGE");
-      expect(run.stderr).toContain(JSON.stringify(bad));
-    }
-  }, 60_000);
-
   test("kill -9 of the holder mid-cell: another host takes the session over within lease + 3 s; the cell failed host_lost once; the next generation is host_failover; the dead host's workers are gone", async () => {
-    group = new HostGroup(["--lease", "2s"]);
+    group = new HostGroup(["--lease", "2s"], undefined, kind);
     const a = await group.start();
     const b = await group.start();
     const bench = await rootPid(group, a);
@@ -80,19 +71,28 @@ describe("many hosts on one SQLite file (C21)", () => {
     a.child.kill("SIGKILL");
     await a.exited;
     // Pending work (a running cell) whose lease expired: B's failover scan claims it, unasked.
-    const failed = await within(LEASE_MS + 3_000, () => execution(group!, "k9-running")[0]?.status === "failed");
+    const failed = await within(LEASE_MS + 3_000, async () => (await execution(group!, "k9-running"))[0]?.status === "failed");
     const tookMs = Date.now() - killedAt;
     expect(failed, `not taken over within ${LEASE_MS + 3_000} ms`).toBe(true);
-    expect(execution(group, "k9-running")).toEqual([expect.objectContaining({ status: "failed", error: "host_lost", ended_by: "host_lost" })]);
+    expect(await execution(group, "k9-running")).toEqual([expect.objectContaining({ status: "failed", error: "host_lost", ended_by: "host_lost" })]);
     expect(await within(5_000, () => !alive(bench))).toBe(true);
     const sb = await group.status(b);
     expect((sb.hosts as Array<Record<string, any>>).find((h) => h.this_host)!.sessions).toContain("root");
     // The next cell runs on B in a new generation that says why (the namespace is on the dead host).
     const next = await group.exec(b, "print('on b')");
     expect(next.stdout).toContain("on b");
-    const resets = group.read((db) => db.prepare("SELECT generation, reason FROM kernel_resets WHERE session_id = 'root' ORDER BY id").all()) as Array<{ generation: string; reason: string }>;
+    const resets = await group.all<{ generation: string; reason: string }>("SELECT generation, reason FROM kernel_resets WHERE session_id = 'root' ORDER BY id");
     expect(resets.map((r) => r.reason)).toEqual(["host_start", "host_failover"]);
     expect(b.stderr()).toContain("session root: taken over from host");
     expect(tookMs).toBeLessThan(LEASE_MS + 3_000);
   }, 90_000);
 });
+
+test("bad --lease values are a usage error naming the value", async () => {
+  for (const bad of ["10", "0s", "2h", "soon"]) {
+    const run = await klbrRun(["--data-dir", join(new HostGroup().root, "x"), "serve", "--lease", bad]);
+    expect(run.code).toBe(64);
+    expect(run.stderr).toContain("CLI_USAGE");
+    expect(run.stderr).toContain(JSON.stringify(bad));
+  }
+}, 60_000);

@@ -13,6 +13,7 @@ import { migratePostgres, openPostgres, type PgHost } from "../src/db/pg-open";
 import { HostError } from "../src/errors";
 import { blobDigest } from "../src/store/blobs";
 import type { AsyncActivationStore } from "../src/store/activation/api";
+import { materialiseRelease } from "../src/store/activation/materialise";
 import { pgActivationStore } from "../src/store/activation/pg";
 import { sqliteActivationStore } from "../src/store/activation/sqlite";
 import { removeTree, tempDir } from "./helpers";
@@ -24,6 +25,8 @@ interface Subject {
   reset(): Promise<void>;
   /** Rows in `blobs` with this digest. */
   blobRows(digest: string): Promise<number>;
+  /** Overwrite a blob's bytes behind the store's back (a damaged database). */
+  tamperBlob(digest: string, data: Buffer): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -41,6 +44,7 @@ beforeAll(async () => {
     stores: [sqliteActivationStore(connections[0], db), sqliteActivationStore(connections[1], other)],
     reset: async () => void connections[0].exec("DELETE FROM activation_state; DELETE FROM activation_history;"),
     blobRows: async (digest) => connections[0].prepare("SELECT count(*) FROM blobs WHERE digest = ?").pluck().get(digest) as number,
+    tamperBlob: async (digest, data) => void connections[0].prepare("UPDATE blobs SET data = ? WHERE digest = ?").run(data, digest),
     close: async () => connections.forEach((c: Database.Database) => c.close()),
   };
   pgDb = await testDatabase();
@@ -51,6 +55,7 @@ beforeAll(async () => {
     stores: [pgActivationStore(hosts[0]!), pgActivationStore(hosts[1]!)],
     reset: async () => void (await hosts[0]!.pool.query("TRUNCATE activation_state, activation_history RESTART IDENTITY")),
     blobRows: async (digest) => Number((await hosts[0]!.pool.query("SELECT count(*) AS n FROM blobs WHERE digest = $1", [digest])).rows[0].n),
+    tamperBlob: async (digest, data) => void (await hosts[0]!.pool.query("UPDATE blobs SET data = $1 WHERE digest = $2", [data, digest])),
     close: async () => void (await Promise.all(hosts.map((h) => h.close()))),
   };
 });
@@ -173,6 +178,27 @@ describe.each(["sqlite", "postgres"] as const)("activation store on %s", (dialec
     for (const f of read.files) expect(f.data.equals(readFileSync(join(a.path, f.name)))).toBe(true);
     expect((await store.getRelease(b.digest)).files.find((f) => f.name === "pkg/deep.py")!.data.toString()).toBe("X = 2\n");
     expect(await blobRows(blobDigest(Buffer.from(text, "utf8")))).toBe(1);
+  });
+
+  test("another host materialises a stored release into its own releases directory and activates it", async (ctx) => {
+    const { stores: [store, other] } = subject(ctx);
+    const built = release({ "pkg/mod.py": "Y = 'built elsewhere'\n" });
+    await store.putRelease(built);
+    const elsewhere = join(dir, `host-b-${dialect}`, "releases");
+    const made = await materialiseRelease(other, built.digest, elsewhere);
+    expect(made).toMatchObject({ digest: built.digest, path: join(elsewhere, built.digest), reused: false });
+    for (const f of built.files) expect(readFileSync(join(made.path, f.name)).equals(readFileSync(join(built.path, f.name)))).toBe(true);
+    expect((await materialiseRelease(other, built.digest, elsewhere)).reused).toBe(true);
+    expect(await other.activate({ path: made.path, expectedEpoch: 0 }, ok)).toMatchObject({ epoch: 1, digest: built.digest, path: made.path });
+    expect((await failure(materialiseRelease(other, "f".repeat(64), elsewhere))).code).toBe("RELEASE_NOT_FOUND");
+  });
+
+  test("a stored file whose bytes changed in the database reads back as RELEASE_CORRUPT, not as a release", async (ctx) => {
+    const { stores: [store], tamperBlob } = subject(ctx);
+    const damaged = release({ "damaged.md": `damaged ${dialect}` });
+    await store.putRelease(damaged);
+    await tamperBlob(blobDigest(Buffer.from(`damaged ${dialect}`)), Buffer.from("something else"));
+    expect((await failure(store.getRelease(damaged.digest))).code).toBe("RELEASE_CORRUPT");
   });
 
   test("an unknown digest is RELEASE_NOT_FOUND", async (ctx) => {

@@ -31,7 +31,8 @@ beforeEach(() => {
   out = [];
   vi.spyOn(process.stdout, "write").mockImplementation((chunk) => (out.push(String(chunk)), true));
   vi.mocked(logView.readLog).mockClear();
-  vi.useFakeTimers({ toFake: ["setInterval", "clearInterval"] });
+  // The follower waits 300 ms between polls with setTimeout (one poll at a time).
+  vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
 });
 
 afterEach(() => {
@@ -51,7 +52,7 @@ function printed(): string[] {
 }
 
 /** Run `klbr log --follow --json` until `body` is done, then stop it as SIGTERM would. */
-async function follow(opts: { limit?: string; kind?: string }, body: () => void): Promise<number> {
+async function follow(opts: { limit?: string; kind?: string }, body: () => Promise<void>): Promise<number> {
   const before = { SIGINT: process.listeners("SIGINT"), SIGTERM: process.listeners("SIGTERM") };
   const done = logCommand({ dataDir, follow: true, json: true, ...opts });
   // The command loads the database modules when it runs; it follows once it listens for SIGTERM.
@@ -59,7 +60,7 @@ async function follow(opts: { limit?: string; kind?: string }, body: () => void)
   void done.finally(() => (settled = true)).catch(() => undefined);
   while (!settled && process.listeners("SIGTERM").length === before.SIGTERM.length) await new Promise((r) => setImmediate(r));
   try {
-    body();
+    await body();
   } finally {
     process.emit("SIGTERM");
     // The command leaves its SIGINT listener behind once SIGTERM stopped it; drop it here.
@@ -74,17 +75,17 @@ describe("klbr log --follow", () => {
   test("prints new rows once each, in order, and a row again when it changes; never reads the whole log after the first read", async () => {
     startExecution(db, { id: "x1", sessionId: "s", generation: "g", code: "1", startedAtMs: 1_000 });
     createWait(db, { id: "w1", sessionId: "s", executionId: "x1", reason: "later", seconds: 60, nowMs: 1_100 });
-    const code = await follow({}, () => {
+    const code = await follow({}, async () => {
       expect(printed()).toEqual(["execution:x1:running", "wait:w1"]);
-      vi.advanceTimersByTime(300);
+      await vi.advanceTimersByTimeAsync(300);
       expect(printed()).toEqual([]);
       recordIncident(db, "b", 2, 3_000);
       recordIncident(db, "a", 1, 2_000);
       finishExecution(db, "x1", { status: "yielded", endedAtMs: 2_500 });
-      vi.advanceTimersByTime(300);
+      await vi.advanceTimersByTimeAsync(300);
       expect(printed()).toEqual(["incident.a:1", "execution:x1:yielded", "incident.b:2"]);
       wakeWait(db, "w1", "deadline", 4_000);
-      vi.advanceTimersByTime(900);
+      await vi.advanceTimersByTimeAsync(900);
       expect(printed()).toEqual(["wake:w1"]);
     });
     expect(code).toBe(0);
@@ -94,10 +95,10 @@ describe("klbr log --follow", () => {
   test("-n with --follow: older entries are not printed, but a change to one of them is", async () => {
     startExecution(db, { id: "x1", sessionId: "s", generation: "g", code: "1", startedAtMs: 1_000 });
     recordIncident(db, "a", 1, 2_000);
-    await follow({ limit: "1" }, () => {
+    await follow({ limit: "1" }, async () => {
       expect(printed()).toEqual(["incident.a:1"]);
       finishExecution(db, "x1", { status: "ok", endedAtMs: 3_000 });
-      vi.advanceTimersByTime(300);
+      await vi.advanceTimersByTimeAsync(300);
       expect(printed()).toEqual(["execution:x1:ok"]);
     });
   });
@@ -135,14 +136,14 @@ describe("klbr log --kind", () => {
 
   test("with --follow: an open item is printed again when it is assessed, other kinds never", async () => {
     seed();
-    await follow({ kind: "maintenance" }, () => {
+    await follow({ kind: "maintenance" }, async () => {
       expect(printed()).toEqual(["maintenance.work_item:wi-1:open"]);
       recordAssessment(db, { workItemId: "wi-1", sessionId: "s", ...ids, requestId: "r2", outcome: "deferred", atMs: 2_000 });
       recordIncident(db, "y", 2, 2_100);
-      vi.advanceTimersByTime(300);
+      await vi.advanceTimersByTimeAsync(300);
       expect(printed()).toEqual(["maintenance.work_item:wi-1:open", "maintenance.assessment:undefined:open"]);
       recordAssessment(db, { workItemId: "wi-1", sessionId: "s", ...ids, requestId: "r3", outcome: "abandoned", atMs: 3_000 });
-      vi.advanceTimersByTime(300);
+      await vi.advanceTimersByTimeAsync(300);
       expect(printed()).toEqual(["maintenance.work_item:wi-1:closed", "maintenance.assessment:undefined:closed"]);
     });
   });

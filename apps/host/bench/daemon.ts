@@ -22,3 +22,28 @@ export async function startDaemon(dataDir: string, args: string[], bin = BIN, en
   });
   return daemon;
 }
+
+/** One of several hosts on a shared log (the failover benches), with its exit awaitable. */
+export interface SharedHost {
+  child: ChildProcess;
+  dataDir: string;
+  exited: Promise<void>;
+}
+
+/**
+ * `klbr serve --no-drive --spare 0` of the built bin on `dataDir`, one of several on the log that
+ * `log` names (`--sqlite-file FILE` or `--database URL`), kept in `children` until it exits;
+ * resolved once it serves.
+ */
+export async function startSharedHost(opts: { dataDir: string; workspace: string; log: string[]; lease: string; children: Set<ChildProcess> }): Promise<SharedHost> {
+  const { dataDir, children } = opts;
+  const child = spawn(process.execPath, [BIN, "--data-dir", dataDir, "--workspace", opts.workspace, "serve", "--no-drive", "--spare", "0", ...opts.log, "--lease", opts.lease], { stdio: ["ignore", "ignore", "pipe"] });
+  children.add(child);
+  const exited = new Promise<void>((resolve) => child.once("exit", () => (children.delete(child), resolve())));
+  let err = "";
+  await new Promise<void>((resolve, reject) => {
+    child.stderr!.on("data", (c: Buffer) => ((err += c.toString()), err.includes("klbr: serving") && resolve()));
+    void exited.then(() => reject(new Error(`serve exited: ${err}`)));
+  });
+  return { child, dataDir, exited };
+}

@@ -13,7 +13,7 @@ import Database from "better-sqlite3";
 import pg from "pg";
 import { startPostgres, type TestPostgres } from "../../../test-support/postgres";
 import { parseLease } from "../src/cli/pool-options";
-import { BIN } from "./daemon";
+import { BIN, startSharedHost } from "./daemon";
 
 const SESSIONS = Number(process.env.KLBR_FAILOVER_SESSIONS ?? 100);
 const LEASE = process.env.KLBR_FAILOVER_LEASE ?? "2s";
@@ -45,18 +45,7 @@ if (ON_POSTGRES) {
   };
 }
 
-async function serve(name: string): Promise<{ child: ChildProcess; dataDir: string; exited: Promise<void> }> {
-  const dataDir = join(root, name);
-  const child = spawn(process.execPath, [BIN, "--data-dir", dataDir, "--workspace", workspace, "serve", "--no-drive", "--spare", "0", ...logArgs, "--lease", LEASE], { stdio: ["ignore", "ignore", "pipe"] });
-  children.add(child);
-  const exited = new Promise<void>((resolve) => child.once("exit", () => (children.delete(child), resolve())));
-  let err = "";
-  await new Promise<void>((resolve, reject) => {
-    child.stderr!.on("data", (c: Buffer) => ((err += c.toString()), err.includes("klbr: serving") && resolve()));
-    void exited.then(() => reject(new Error(`serve exited: ${err}`)));
-  });
-  return { child, dataDir, exited };
-}
+const serve = (name: string) => startSharedHost({ dataDir: join(root, name), workspace, log: logArgs, lease: LEASE, children });
 
 /** One CLI call to a host; its stdout, or an error with its stderr. */
 function klbr(dataDir: string, args: string[]): Promise<string> {

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { parseLease } from "../src/cli/pool-options";
-import { BIN } from "./daemon";
+import { BIN, startSharedHost } from "./daemon";
 import { percentile } from "./figures";
 
 const ROUNDS = Number(process.env.KLBR_FAILOVER_ROUNDS ?? 20);
@@ -22,18 +22,7 @@ mkdirSync(workspace);
 const children = new Set<ChildProcess>();
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function serve(name: string): Promise<{ child: ChildProcess; dataDir: string; exited: Promise<void> }> {
-  const dataDir = join(root, name);
-  const child = spawn(process.execPath, [BIN, "--data-dir", dataDir, "--workspace", workspace, "serve", "--no-drive", "--spare", "0", "--sqlite-file", database, "--lease", LEASE], { stdio: ["ignore", "ignore", "pipe"] });
-  children.add(child);
-  const exited = new Promise<void>((resolve) => child.once("exit", () => (children.delete(child), resolve())));
-  let err = "";
-  await new Promise<void>((resolve, reject) => {
-    child.stderr!.on("data", (c: Buffer) => ((err += c.toString()), err.includes("klbr: serving") && resolve()));
-    void exited.then(() => reject(new Error(`serve exited: ${err}`)));
-  });
-  return { child, dataDir, exited };
-}
+const serve = (name: string) => startSharedHost({ dataDir: join(root, name), workspace, log: ["--sqlite-file", database], lease: LEASE, children });
 
 function klbr(dataDir: string, args: string[]): ChildProcess {
   const child = spawn(process.execPath, [BIN, "--data-dir", dataDir, ...args], { stdio: "ignore" });

@@ -50,9 +50,18 @@ export class WorkerLimits {
     });
   }
 
-  /** A cell was sent: its counters start now (read while the worker runs it, off the round trip). */
-  cellBegin(): void {
+  /**
+   * A cell is about to be sent: the OOM and fork counters its verdict compares against, read
+   * before the worker can run it. Read after the send, a bomb that the kernel ends while the host
+   * waits for a CPU (a busy machine) is already counted in the mark, and its death was reported as
+   * a plain exit instead of the limit. Read only when a memory or procs limit is set.
+   */
+  cellMark(): void {
     if (this.group) this.#mark = markGroup(this.group, this.mechanism!.limits);
+  }
+
+  /** A cell was sent: its usage counters start now (read while the worker runs it, off the round trip). */
+  cellBegin(): void {
     try {
       this.#meter?.begin();
     } catch {

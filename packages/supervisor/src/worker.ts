@@ -302,15 +302,14 @@ export class WorkerProcess implements Worker {
     const id = opts.id ?? `c-${++this.#seq}`;
     if (!IDENTIFIER.test(id)) throw new SupervisorError("WORKER_INVALID_ARGUMENT", `execution id ${JSON.stringify(id)} is not an identifier`);
     const cell = new Operation<CellCompletion>(id);
-    this.#limits.cellMark();
+    // Its counters start before it is sent (see cellBegin): the worker may run it before the host runs again.
+    this.#limits.cellBegin();
     try {
       this.#loop.channel!.sendExecute(id, code);
     } catch (err) {
       throw new SupervisorError("WORKER_INVALID_ARGUMENT", `cell ${JSON.stringify(id)} cannot be sent: ${messageOf(err)}`, { cause: err });
     }
     this.#cells.begin(cell, opts.onHostRequest);
-    // Its usage counters start once it is sent: read while the worker runs it, off the round trip.
-    this.#limits.cellBegin();
     this.#live.started(id, opts.onOutput);
     this.#displays.started(id, opts.onDisplay);
     if (opts.signal) interruptOnAbort(opts.signal, cell, () => void this.interrupt(id));

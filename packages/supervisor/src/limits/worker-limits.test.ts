@@ -3,8 +3,8 @@ import type { WorkerGroup } from "./group.js";
 import type { LimitsMechanism } from "./mechanism.js";
 import { WorkerLimits } from "./worker-limits.js";
 
-// The order a cell's counters are read in against the kernel's: a bomb may be ended before the
-// host runs again after sending it (a busy machine), and its death must still be the limit's.
+// A cell's limit verdict against the counters read at its begin (the supervisor reads them before
+// it sends the cell: test/python-sandbox.test.ts and the host's limits tests meet it for real).
 function fixture(): { limits: WorkerLimits; counters: { oom: number; refused: number } } {
   const counters = { oom: 0, refused: 0 };
   const group: WorkerGroup = {
@@ -32,25 +32,22 @@ function fixture(): { limits: WorkerLimits; counters: { oom: number; refused: nu
 
 const killed = { code: null, signal: "SIGKILL" };
 
-describe("WorkerLimits: a cell's mark is read before it is sent", () => {
-  it("an OOM kill that lands between the send and the host's next step is this cell's memory_limit", () => {
+describe("WorkerLimits: what a cell's verdict compares against is read at its begin", () => {
+  it("an OOM kill after the begin is this cell's memory_limit; one before it is not", () => {
     const { limits, counters } = fixture();
     counters.oom = 1; // an earlier generation's kill in the same group counts for nothing
-    limits.cellMark();
-    counters.oom = 2; // the worker ran the bomb and the kernel ended it before cellBegin ran
     limits.cellBegin();
+    counters.oom = 2; // the worker ran the bomb and the kernel ended it
     expect(limits.verdict(killed)).toMatchObject({ reason: "memory_limit" });
   });
 
-  it("a fork refusal in the same gap is this cell's procs_limit; a count from before the mark is not", () => {
+  it("a fork refusal after the begin is this cell's procs_limit; a count from before it is not", () => {
     const { limits, counters } = fixture();
     counters.refused = 3;
-    limits.cellMark();
     limits.cellBegin();
     expect(limits.verdict(killed)).toBeUndefined();
-    limits.cellMark();
-    counters.refused = 4;
     limits.cellBegin();
+    counters.refused = 4;
     expect(limits.verdict({ code: 1, signal: null })).toMatchObject({ reason: "procs_limit" });
   });
 });

@@ -51,17 +51,14 @@ export class WorkerLimits {
   }
 
   /**
-   * A cell is about to be sent: the OOM and fork counters its verdict compares against, read
-   * before the worker can run it. Read after the send, a bomb that the kernel ends while the host
-   * waits for a CPU (a busy machine) is already counted in the mark, and its death was reported as
-   * a plain exit instead of the limit. Read only when a memory or procs limit is set.
+   * A cell is about to be sent: the OOM and fork counters its verdict compares against, and its
+   * usage (the CPU reading, the worker's peak reset), all read before the worker can run it. Read
+   * after the send, on a busy machine the worker could run the cell before the host ran again: a
+   * bomb the kernel ended was already in the mark (reported as a plain exit, not the limit), and
+   * the peak reset erased the peak the cell had just made.
    */
-  cellMark(): void {
-    if (this.group) this.#mark = markGroup(this.group, this.mechanism!.limits);
-  }
-
-  /** A cell was sent: its usage counters start now (read while the worker runs it, off the round trip). */
   cellBegin(): void {
+    if (this.group) this.#mark = markGroup(this.group, this.mechanism!.limits);
     try {
       this.#meter?.begin();
     } catch {

@@ -1,22 +1,10 @@
 import { describe, expect, it } from "vitest";
-import type { WorkerGroup } from "./group.js";
+import { countingGroup } from "./counting-group.test-helper.js";
 import { cpuVerdict, limitVerdict } from "./verdict.js";
 
 // What ended a worker, read from the mechanism (C17): each counter against its mark, each signal
 // by name or as bwrap's 128+N, and what each verdict says.
-function group(counters: { oom?: number; refused?: number }): WorkerGroup {
-  return {
-    kind: "cgroup2",
-    joinFiles: [],
-    cpuMs: () => 0,
-    resetPeak: () => undefined,
-    peakBytes: () => undefined,
-    oomKills: () => counters.oom,
-    forkRefusals: () => counters.refused,
-    kill: async () => undefined,
-    remove: async () => undefined,
-  } as unknown as WorkerGroup;
-}
+const group = (counters: { oom?: number; refused?: number }) => countingGroup(counters);
 const killed = { code: null, signal: "SIGKILL" };
 
 describe("limitVerdict edges", () => {

@@ -1,23 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { nextCheckMs } from "./cpu-watch.js";
 import { withGuardLimits } from "./guard-args.js";
-import type { WorkerGroup } from "./group.js";
+import { countingGroup } from "./counting-group.test-helper.js";
 import { rlimitsFor } from "./mechanism.js";
 import { limitVerdict } from "./verdict.js";
 
-function group(counters: { oom?: number; refused?: number }): WorkerGroup {
-  return {
-    kind: "cgroup1",
-    joinFiles: [],
-    cpuMs: () => 0,
-    resetPeak: () => undefined,
-    peakBytes: () => undefined,
-    oomKills: () => counters.oom,
-    forkRefusals: () => counters.refused,
-    kill: async () => undefined,
-    remove: async () => undefined,
-  };
-}
+const group = (counters: { oom?: number; refused?: number }) => countingGroup(counters, "cgroup1");
 
 const mark = { cpuMs: 0, oomKills: 1, forkRefusals: 2 };
 const killed = { code: null, signal: "SIGKILL" };

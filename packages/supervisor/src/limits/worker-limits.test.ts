@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { WorkerGroup } from "./group.js";
+import { countingGroup } from "./counting-group.test-helper.js";
 import type { LimitsMechanism } from "./mechanism.js";
 import { WorkerLimits } from "./worker-limits.js";
 
@@ -7,17 +7,7 @@ import { WorkerLimits } from "./worker-limits.js";
 // it sends the cell: test/python-sandbox.test.ts and the host's limits tests meet it for real).
 function fixture(): { limits: WorkerLimits; counters: { oom: number; refused: number } } {
   const counters = { oom: 0, refused: 0 };
-  const group: WorkerGroup = {
-    kind: "cgroup2",
-    joinFiles: [],
-    cpuMs: () => 0,
-    resetPeak: () => undefined,
-    peakBytes: () => undefined,
-    oomKills: () => counters.oom,
-    forkRefusals: () => counters.refused,
-    kill: async () => undefined,
-    remove: async () => undefined,
-  };
+  const group = countingGroup(counters);
   const mechanism: LimitsMechanism = {
     limits: { memoryBytes: 96 << 20, procs: 48 },
     kind: "cgroup2",

@@ -8,6 +8,7 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { daemonLogFile } from "../src/mcp/daemon";
 import { HOST_DIR } from "./cli-run";
 import { removeTree, tempDir } from "./helpers";
 import { daemonPid, httpServer, mcpArgv, stopDaemonOf, type McpDirs } from "./mcp/support";
@@ -24,8 +25,14 @@ async function drive(target: unknown, dataDir: string): Promise<Record<string, a
   return JSON.parse(stdout.trim().split("\n").at(-1)!);
 }
 
+/** The log of the daemons `klbr mcp` started in `dataDir` (its last 4 KiB), for a failure message. */
+function daemonLog(dataDir: string): string {
+  const file = daemonLogFile(dataDir);
+  return existsSync(file) ? `mcp-serve.log:\n${readFileSync(file, "utf8").slice(-4096)}` : "(no mcp-serve.log)";
+}
+
 /** The cases C22 and issue 40 list, as the Python client saw them (the same for either transport). */
-function expectTheCases(seen: Record<string, any>): void {
+function expectTheCases(seen: Record<string, any>, dataDir: string): void {
   expect(seen.server).toBe("klbr");
   expect(seen.tools).toEqual(["python", "sessions", "session_log"]);
   expect(seen.python_schema.required).toEqual(["code"]);
@@ -46,7 +53,8 @@ function expectTheCases(seen: Record<string, any>): void {
   expect(loop).toMatchObject({ status: "interrupted", ended_by: expect.any(String), origin: "mcp" });
   // The daemon SIGKILLed mid-call: an error result naming it, then the next call starts another.
   expect(seen.killed.during).toEqual({ text: expect.stringContaining("HOST_NOT_RUNNING"), is_error: true });
-  expect(seen.killed.after).toEqual({ text: expect.stringMatching(/\n42\n$/), is_error: false });
+  // On failure, what the daemons `klbr mcp` started wrote (the one killed and the next).
+  expect(seen.killed.after, daemonLog(dataDir)).toEqual({ text: expect.stringMatching(/\n42\n$/), is_error: false });
   expect(seen.killed.new_daemon).toBe(true);
 }
 
@@ -64,7 +72,7 @@ describe("the Python SDK's ClientSession", () => {
   });
 
   test("over stdio: tools, a namespace across calls, a plot, progress, bad calls, a cancel, the daemon killed", async () => {
-    expectTheCases(await drive({ stdio: mcpArgv(dirs) }, dirs.dataDir));
+    expectTheCases(await drive({ stdio: mcpArgv(dirs) }, dirs.dataDir), dirs.dataDir);
   }, 180_000);
 
   test("over Streamable HTTP: the same cases, and no token is refused", async () => {
@@ -73,7 +81,7 @@ describe("the Python SDK's ClientSession", () => {
     const seen = await drive({ http: server.url, token }, dirs.dataDir);
     // The SDK's initialize fails; the status it does not show is 401 with a Bearer challenge.
     expect(seen.unauthorized).toEqual({ sdk: expect.stringContaining("MCPError"), status: 401, www_authenticate: expect.stringMatching(/^Bearer/) });
-    expectTheCases(seen);
+    expectTheCases(seen, dirs.dataDir);
     expect(daemonPid(dirs.dataDir)).not.toBeNull();
   }, 180_000);
 });

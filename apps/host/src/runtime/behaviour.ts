@@ -1,6 +1,7 @@
-import type Database from "better-sqlite3";
-import { isActivationError, openActivationStore, readManifest, type ActivationStore } from "@klbr/activation";
+import { isActivationError, readManifest, type ActiveRevision } from "@klbr/activation";
 import type { Worker } from "@klbr/supervisor";
+import type { AsyncActivationStore } from "../store/activation/api";
+import { localRelease } from "./local-release";
 import { ReplyError } from "../requests/errors";
 import { snapshotDefaultSource } from "./default-source";
 import type { HooksGeneration } from "./hooks-generation";
@@ -25,42 +26,42 @@ function isEpochConflict(error: unknown): boolean {
 }
 
 /**
- * The behaviour side of the host: the epoch store (the only activation authority), the default
- * source released and activated at epoch 1 on first start, and candidate handshakes.
+ * The behaviour side of the host: the epoch store (the only activation authority, shared by every
+ * host on the database, C21), the default source released and activated at epoch 1 on first
+ * start, and candidate handshakes. Every release a candidate is started on is stored by digest in
+ * the database first, so any host can run the revision once it is active.
  */
 export class BehaviourManager {
-  private readonly store: ActivationStore;
   /** Candidate workers between their handshake and the switch, stopped with the host if it stops then. */
   private readonly candidates = new Set<Worker>();
 
   constructor(
-    sqlite: Database.Database,
+    private readonly store: AsyncActivationStore,
     private readonly releasesDir: string,
     private readonly defaultSource: string,
     private readonly spawn: (release: ReleaseRef) => Promise<HooksGeneration>,
-  ) {
-    this.store = openActivationStore(sqlite);
-  }
-
-  /** Apply the activation package's own migrations. */
-  migrate(): void {
-    this.store.migrate();
-  }
+  ) {}
 
   /** Start the hooks worker on the active release, releasing and activating the default source first if none is. */
   async startActive(): Promise<HooksGeneration | null> {
-    const current = this.store.current();
-    if (current) return this.spawn({ path: current.path, digest: current.digest, epoch: current.epoch });
+    const current = await this.store.current();
+    if (current) return this.spawnActive(current);
     const release = snapshotDefaultSource(this.defaultSource, this.releasesDir);
     try {
       return (await this.activate(release.path, 0)).generation;
     } catch (error) {
       // Hosts first started at once on one new log (C21) race to activate their defaults: the
       // loser runs what the winner activated, as a host started after it does.
-      const won = isEpochConflict(error) ? this.store.current() : null;
+      const won = isEpochConflict(error) ? await this.store.current() : null;
       if (!won) throw error;
-      return this.spawn({ path: won.path, digest: won.digest, epoch: won.epoch });
+      return this.spawnActive(won);
     }
+  }
+
+  /** A hooks worker on the active revision, from this host's own copy of its release (made from the database when another host activated it). */
+  private async spawnActive(active: ActiveRevision): Promise<HooksGeneration> {
+    const path = await localRelease(this.store, active, this.releasesDir);
+    return this.spawn({ path, digest: active.digest, epoch: active.epoch });
   }
 
   /** Handshake a candidate, then compare-and-swap the epoch; the candidate becomes the active generation. */
@@ -68,6 +69,8 @@ export class BehaviourManager {
     let candidate: HooksGeneration | null = null;
     try {
       const result = await this.store.activate({ path, expectedEpoch }, async (release, { signal }) => {
+        // In the database before it can be active: another host that starts on it finds its files there.
+        await this.store.putRelease(release);
         const gen = await this.spawn({ path: release.path, digest: release.digest, epoch: expectedEpoch + 1 });
         // A candidate that came up after the handshake budget ran out must not linger.
         if (signal.aborted) {

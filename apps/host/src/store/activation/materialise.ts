@@ -11,7 +11,7 @@ import type { AsyncActivationStore } from "./api";
  * so what this writes is exactly what activation verifies. A stored tree whose digest is not the
  * one asked for is RELEASE_DIGEST_MISMATCH, and nothing is left in releasesDir.
  */
-export async function materialiseRelease(store: AsyncActivationStore, digest: string, releasesDir: string): Promise<Snapshot> {
+export async function materialiseRelease(store: Pick<AsyncActivationStore, "getRelease">, digest: string, releasesDir: string): Promise<Snapshot> {
   const stored = await store.getRelease(digest);
   const draft = mkdtempSync(join(tmpdir(), "klbr-materialise-"));
   try {

@@ -4,6 +4,7 @@ import { openActivationStore, type ActivationStoreOptions } from "@klbr/activati
 import type { HostDb } from "../../db/open";
 import { blobs, releases } from "../../db/schema";
 import { putBlob } from "../blobs";
+import { serial } from "../sqlite-serial";
 import type { AsyncActivationStore } from "./api";
 import { releaseNotFound, releaseRows, storedRelease } from "./release-rows";
 
@@ -22,14 +23,17 @@ export function sqliteActivationStore(sqlite: Database.Database, db: HostDb, opt
 
     async putRelease(release) {
       const { blobs: files, row } = releaseRows(release);
-      return sqlite
-        .transaction(() => {
-          const at = now();
-          for (const blob of files) putBlob(db, blob, at);
-          const inserted = db.insert(releases).values({ ...row, createdAtMs: at }).onConflictDoNothing().run();
-          return { stored: inserted.changes === 1 };
-        })
-        .immediate();
+      // On the connection's queue: never inside a Store transaction that is awaiting something.
+      return serial(sqlite, () =>
+        sqlite
+          .transaction(() => {
+            const at = now();
+            for (const blob of files) putBlob(db, blob, at);
+            const inserted = db.insert(releases).values({ ...row, createdAtMs: at }).onConflictDoNothing().run();
+            return { stored: inserted.changes === 1 };
+          })
+          .immediate(),
+      );
     },
 
     async getRelease(digest) {

@@ -1,7 +1,7 @@
-import type Database from "better-sqlite3";
 import { startWorker, type HookSlot, type Worker } from "@klbr/supervisor";
 import type { HookOutcome, LiveExecution } from "./live-execution";
 import type { IncidentsStore } from "../store/api";
+import type { AsyncActivationStore } from "../store/activation/api";
 import { BehaviourManager, type ReleaseRef } from "./behaviour";
 import type { HooksGeneration } from "./hooks-generation";
 import { newId } from "./ids";
@@ -26,7 +26,8 @@ export interface HooksInfo {
 
 /** What the hooks service uses of the host. */
 export interface HooksDeps {
-  sqlite: Database.Database;
+  /** The activation authority and the releases by digest (C21: either database). */
+  activation: AsyncActivationStore;
   /** The log: the hooks worker's incidents go through it. */
   store: IncidentsStore;
   now(): number;
@@ -53,17 +54,12 @@ export class HooksService {
   private readonly invokes = new HooksInvokes();
 
   constructor(private readonly deps: HooksDeps) {
-    this.behaviour = new BehaviourManager(deps.sqlite, deps.releasesDir, deps.defaultSource, (release) => this.spawn(release));
+    this.behaviour = new BehaviourManager(deps.activation, deps.releasesDir, deps.defaultSource, (release) => this.spawn(release));
   }
 
   /** The active generation, if any. */
   get current(): HooksGeneration | null {
     return this.active;
-  }
-
-  /** Apply the activation store's migrations (before recovery reads the log). */
-  migrate(): void {
-    this.behaviour.migrate();
   }
 
   /** Start the hooks worker on the active release (the default source's first). */

@@ -2,6 +2,7 @@ import type { ResourceLimits } from "@klbr/supervisor";
 import type { HostTelemetryOptions } from "../telemetry";
 import type { SandboxMode } from "../sandbox/settings";
 import type { SessionFence } from "../store/api";
+import type { PostgresChoice } from "../store/host-log";
 import type { DriveOptions } from "./turns";
 
 /** How a host is set up. */
@@ -51,6 +52,8 @@ export interface HostOptions {
   leaseMs?: number;
   /** The SQLite file of the durable log, when not the data directory's own (several hosts on one file, C21). */
   database?: string;
+  /** Keep the records in this PostgreSQL database instead of SQLite (C21: `klbr serve --database`). */
+  postgres?: PostgresChoice;
   /** Where the daemon's own lines go (a lost lease is told there, not in the database it may no longer write). */
   log?: (level: "info" | "warn" | "error", event: string, fields: Record<string, unknown>, text: string) => void;
   /** Trace export (C18): settings from the host's environment unless `env` is given; `false` never exports. */

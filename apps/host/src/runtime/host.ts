@@ -2,10 +2,10 @@ import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type Database from "better-sqlite3";
 import { resolvePython } from "@klbr/supervisor";
-import { migrateHostDb, openHostDatabase, type HostDb } from "../db/open";
+import type { HostDb } from "../db/open";
 import { secureDataDir } from "../db/secure";
 import type { Store } from "../store/api";
-import { sqliteStore } from "../store/sqlite";
+import { openHostLog, sqliteOf, type HostLog } from "../store/host-log";
 import { dataLayout, defaultPythonDir, type DataLayout } from "../paths";
 import type { HostServices, Notification } from "../requests/context";
 import { HostSandbox } from "../sandbox/host-sandbox";
@@ -40,6 +40,7 @@ import { leaseFence, leasingOf, sessionTurnHost, startWithLeases, storeWithLease
 import { LiveOutputHub } from "./live-output";
 import { WorkerLaunch } from "./worker-launch";
 import { startHostTelemetry, type HostTelemetry } from "../telemetry";
+import { databaseConnectionError } from "./database-errors";
 
 /**
  * The composer: it opens the durable log, builds the services (hooks, workbenches, cells, wakes,
@@ -50,8 +51,8 @@ export class Host {
   readonly layout: DataLayout;
   readonly workspace: string;
   readonly dataDir: string;
-  readonly db: HostDb;
-  readonly sqlite: Database.Database;
+  /** The database: SQLite (the embedded default) or PostgreSQL (C21), the store, leases and activation on it. */
+  readonly log: HostLog;
   /** The one Store every service reads and writes through (C21: async, one API for both dialects). */
   readonly store: Store;
   readonly startedAtMs: number;
@@ -106,9 +107,8 @@ export class Host {
     secureDataDir(this.dataDir);
     this.releaseLock = acquireHostLock(this.layout.lock);
     try {
-      this.sqlite = openHostDatabase(this.layout.database);
-      this.db = migrateHostDb(this.sqlite);
-      const store = sqliteStore(this.db, this.sqlite, options.fence ?? leaseFence(this));
+      this.log = openHostLog({ sqliteFile: this.layout.database, ...(options.postgres ? { postgres: options.postgres } : {}), fence: options.fence ?? leaseFence(this), onConnectionError: (error) => databaseConnectionError(options, error) });
+      const store = this.log.store;
       // Without leases no write can be LEASE_LOST: the store as it is, no wrapper on the turn loop's every call.
       this.store = options.leaseMs === undefined ? store : storeWithLeases(store, this);
     } catch (error) {
@@ -116,14 +116,14 @@ export class Host {
       throw error;
     }
     this.startedAtMs = this.now();
-    const { sqlite, life } = this;
+    const { life } = this;
     const now = () => this.now();
     const notify = (n: Notification) => this.notifier.notify(n);
     const { interruptGraceMs, sigintGraceMs } = options;
     const liveOutput = (this.liveOutput = options.liveOutput === false ? null : new LiveOutputHub());
     this.launch = new WorkerLaunch({ python, pythonDir, workspace: this.workspace, sandbox: this.sandbox, passEnv, interruptGraceMs, sigintGraceMs, liveOutput: liveOutput !== null, display: options.display !== false });
     const displays = new DisplayRecorder({ store: this.store, now, publish: liveOutput ? (event) => liveOutput.publishDisplay(event) : null });
-    this.hooks = new HooksService({ sqlite, store: this.store, now, notify, life, launch: this.launch, releasesDir: this.layout.releases, defaultSource: join(pythonDir, "klbr_hooks") });
+    this.hooks = new HooksService({ activation: this.log.activation, store: this.store, now, notify, life, launch: this.launch, releasesDir: this.layout.releases, defaultSource: join(pythonDir, "klbr_hooks") });
     this.skills = new SkillsService({ builtinDir: options.builtinSkillsDir ?? process.env.KLBR_SKILLS_DIR ?? join(this.workspace, "skills"), managedDir: this.layout.managedSkills });
     this.headers = new InstructionHeaders(this.store, now);
     const requestLog = (this.requestLog = new RequestLog(this.store, now));
@@ -146,6 +146,8 @@ export class Host {
   static async start(options: HostOptions): Promise<Host> {
     const host = new Host(options);
     try {
+      // PostgreSQL's migrations, under the advisory lock, before anything reads the log.
+      await host.log.ready();
       if (options.telemetry !== false) {
         host.telemetry = startHostTelemetry({ store: host.store, route: () => host.turns?.route ?? null, subscribe: (l) => host.subscribe(l) }, options.telemetry ?? {});
       }
@@ -155,7 +157,6 @@ export class Host {
       host.limits = HostLimits.prepare(host.limitSettings, host.sandbox.settings);
       host.launch.limits = host.limits.mechanism;
       if (options.drive) host.turns = new Turns(host.turnHost(), host.layout.routes, options.drive === true ? {} : options.drive);
-      host.hooks.migrate();
       // With other hosts alive on the database (C21), sessions are recovered one by one as they are claimed.
       const whole = await startWithLeases(host);
       for (const sessionId of await host.store.stoppedPeerSessions()) host.workbenches.markClosed(sessionId);
@@ -192,8 +193,18 @@ export class Host {
     await this.telemetry?.close(this.now());
     await this.limits?.close();
     await this.leasing?.stop();
-    this.sqlite.close();
+    await this.log.close();
     this.releaseLock();
+  }
+
+  /** The SQLite log's drizzle handle (embedded tests read it); STORE_NOT_SQLITE on PostgreSQL. */
+  get db(): HostDb {
+    return sqliteOf(this.log).db;
+  }
+
+  /** The SQLite log's connection; STORE_NOT_SQLITE on PostgreSQL. */
+  get sqlite(): Database.Database {
+    return sqliteOf(this.log).sqlite;
   }
 
   /** Whether stop() began. */

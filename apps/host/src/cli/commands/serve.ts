@@ -32,6 +32,7 @@ export async function serveCommand(
   checkKlbrPython();
   // C21: `--database URL` / KLBR_DATABASE_URL, refused before anything starts when it is not a PostgreSQL URL.
   const database = databaseChoice(opts.database);
+  if (database.kind === "postgres" && opts.sqliteFile !== undefined) throw new HostError("CLI_USAGE", "--sqlite-file and --database name two logs: give one");
   // `--web HOST:PORT` (C23) is checked before anything starts, like every other option.
   const webListen = opts.web === undefined ? undefined : (await import("../../web/listen")).parseListen(opts.web);
   const { serveControl } = await import("../../control/server");
@@ -39,8 +40,7 @@ export async function serveCommand(
   const drive = await driveOption(dataDirOf(opts), opts);
   const startedAtMs = Date.now();
   if (stop.signal !== null) return stoppedBeforeStart(log, stop.signal);
-  if (database.kind === "postgres") await postgresNotYet(database);
-  const host = await Host.start({ dataDir: dataDirOf(opts), sandbox: mode, network, drive, passEnv: opts.passEnv ?? [], limits, spares, leaseMs, log: (level, event, fields, text) => log.event(level, event, fields, text), ...(opts.sqliteFile ? { database: opts.sqliteFile } : {}), liveOutput: opts.liveOutput !== false, ...(idleTimeoutMs !== undefined ? { idleTimeoutMs } : {}), ...(opts.workspace ? { workspace: opts.workspace } : {}) });
+  const host = await Host.start({ dataDir: dataDirOf(opts), sandbox: mode, network, drive, passEnv: opts.passEnv ?? [], limits, spares, leaseMs, log: (level, event, fields, text) => log.event(level, event, fields, text), ...(opts.sqliteFile ? { database: opts.sqliteFile } : {}), ...(database.kind === "postgres" ? { postgres: database } : {}), liveOutput: opts.liveOutput !== false, ...(idleTimeoutMs !== undefined ? { idleTimeoutMs } : {}), ...(opts.workspace ? { workspace: opts.workspace } : {}) });
   // Asked to stop during the start: the host is stopped without ever being reachable.
   let server;
   try {
@@ -53,7 +53,8 @@ export async function serveCommand(
     const sandbox = host.sandbox.describe();
     const isolation = sandbox.mode === "none" ? "unsandboxed" : `sandbox ${sandbox.mode}, network ${sandbox.network ? "on" : "off"}`;
     const driving = host.turns ? `, sessions driven by route ${host.turns.route.name} (${host.turns.route.model})` : ", no model route (sessions are not driven)";
-    log.event("info", "serving", { data_dir: host.dataDir, socket: host.layout.controlSocket, pid: process.pid, sandbox: sandbox.mode, route: host.turns?.route.name ?? null }, `serving ${host.dataDir} on ${host.layout.controlSocket} (pid ${process.pid}, ${isolation}${driving})`);
+    const records = database.kind === "postgres" ? `, records in ${database.shown}` : "";
+    log.event("info", "serving", { data_dir: host.dataDir, socket: host.layout.controlSocket, pid: process.pid, sandbox: sandbox.mode, route: host.turns?.route.name ?? null, ...(database.kind === "postgres" ? { database: database.shown } : {}) }, `serving ${host.dataDir} on ${host.layout.controlSocket} (pid ${process.pid}, ${isolation}${driving}${records})`);
     // C18: where traces go, said once at start (export is off unless an OTLP endpoint is set).
     const traces = host.telemetry ? host.telemetry.describe() : "off (set OTEL_EXPORTER_OTLP_ENDPOINT to export traces)";
     log.event("info", "telemetry", { traces: host.telemetry?.status().endpoint ?? null }, `telemetry: ${traces}`);
@@ -90,17 +91,6 @@ async function startWeb(
     await host.stop();
     throw error;
   }
-}
-
-/**
- * PostgreSQL is reached and migrated (so a bad server is DATABASE_UNAVAILABLE now), but the host
- * still keeps its records through the SQLite store only: refuse rather than serve SQLite quietly.
- */
-async function postgresNotYet(database: Extract<DatabaseChoice, { kind: "postgres" }>): Promise<never> {
-  const { connectPostgres } = await import("../../store/pg/connect");
-  const pg = await connectPostgres(database, { max: 1 });
-  await pg.close();
-  throw new HostError("DATABASE_UNSUPPORTED", `${database.shown} answers, but this klbr serve keeps its records in SQLite only yet (C21's PostgreSQL store is not wired to the host)`);
 }
 
 /** A stop that came before the host started: nothing to stop, a clean exit all the same. */

@@ -1,7 +1,5 @@
-import type { HostDb } from "../../db/open";
-import type Database from "better-sqlite3";
 import type { SessionFence, Store } from "../../store/api";
-import { sqliteLeases } from "../../store/leases";
+import type { LeaseStore } from "../../store/leases";
 import type { TurnHost } from "../session";
 import type { Turns } from "../turns";
 import type { Wakes } from "../wakes";
@@ -13,8 +11,8 @@ export type { HostLeasing };
 
 /** What the leasing is built from: the host's log, services and options. */
 export interface LeasingHost {
-  readonly db: HostDb;
-  readonly sqlite: Database.Database;
+  /** The log's lease store (SQLite or PostgreSQL, as the records). */
+  readonly log: { readonly leases: LeaseStore<unknown> };
   readonly dataDir: string;
   readonly layout: { controlSocket: string };
   readonly store: Pick<Store, "recoverAfterCrash" | "openWaits" | "recoverSession">;
@@ -31,7 +29,7 @@ const stderrLog: LeaseLog = (_level, _event, _fields, text) => void process.stde
 export function leasingOf(host: LeasingHost, options: { leaseMs?: number; log?: LeaseLog }): HostLeasing | null {
   if (options.leaseMs === undefined) return null;
   const leasing = new HostLeasing({
-    store: sqliteLeases(host.db, host.sqlite),
+    store: host.log.leases,
     records: host.store,
     hostId: hostIdOf(host.dataDir),
     address: host.layout.controlSocket,

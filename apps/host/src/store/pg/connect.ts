@@ -15,12 +15,24 @@ export const START_WAIT: ReconnectPolicy = { deadlineMs: 5_000, pauseMs: 50, max
 export async function connectPostgres(choice: Extract<DatabaseChoice, { kind: "postgres" }>, options: PgOpenOptions & { wait?: ReconnectPolicy } = {}): Promise<PgHost> {
   const host = openPostgres(choice.url, options);
   try {
-    // The migrations run in one transaction: a connection cut in the middle applied none of it.
-    await pgRead(() => migratePostgres(host.pool), options.wait ?? START_WAIT);
+    await migrateAtStart(host, choice.shown, options.wait);
     return host;
   } catch (error) {
     await host.close().catch(() => {});
-    throw cannotUse(choice.shown, error);
+    throw error;
+  }
+}
+
+/**
+ * The start's migrations on an open pool (the advisory lock, waiting up to `wait` for a server
+ * still starting); what fails is DATABASE_UNAVAILABLE naming `shown`. The pool stays the caller's.
+ */
+export async function migrateAtStart(host: Pick<PgHost, "pool">, shown: string, wait: ReconnectPolicy = START_WAIT): Promise<void> {
+  try {
+    // The migrations run in one transaction: a connection cut in the middle applied none of it.
+    await pgRead(() => migratePostgres(host.pool), wait);
+  } catch (error) {
+    throw cannotUse(shown, error);
   }
 }
 

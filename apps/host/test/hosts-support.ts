@@ -20,12 +20,8 @@ export interface ServeHost {
 
 /** Which log the hosts share. */
 export type LogKind = "sqlite" | "postgres";
-/**
- * Every kind of log a many-hosts test runs against. PostgreSQL joins when `klbr serve --database`
- * runs (it stops with DATABASE_UNSUPPORTED until the behaviour side leaves SQLite: docs/multi-host.md);
- * the group already starts hosts on a database of the run's cluster and reads it the same way.
- */
-export const LOG_KINDS: LogKind[] = ["sqlite"];
+/** Every kind of log a many-hosts test runs against (C21's matrix): a shared SQLite file, and a database of the run's PostgreSQL cluster. */
+export const LOG_KINDS: LogKind[] = ["sqlite", "postgres"];
 
 /** Several hosts on one log, and everything they spawned, reaped by close(). */
 export class HostGroup {

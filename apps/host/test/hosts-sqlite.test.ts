@@ -1,7 +1,7 @@
 // C21 with real processes: `klbr serve` hosts sharing one log (a SQLite file by --sqlite-file, then
 // a PostgreSQL database by --database), each with its own data directory. Registration and status, SESSION_HELD_ELSEWHERE, kill -9 of the holder
 // mid-cell. Times are bounds polled with a deadline.
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
 import { klbrRun } from "./cli-run";
@@ -36,6 +36,9 @@ describe.each(LOG_KINDS)("many hosts on one %s log (C21)", (kind) => {
     const sb = await group.status(b);
     expect(sa.host_id).not.toBe(sb.host_id);
     expect(sb.lease_ms).toBe(LEASE_MS);
+    // One active behaviour revision for both: A activated it, B runs it from its own releases (made from the log's stored release).
+    expect(sb.hooks).toMatchObject({ epoch: 1, revision: sa.hooks.revision, state: sa.hooks.state });
+    expect(readdirSync(join(b.dataDir, "releases"))).toEqual([sa.hooks.revision]);
     expect(sb.hosts).toHaveLength(2);
     const seen = Object.fromEntries((sb.hosts as Array<Record<string, any>>).map((h) => [h.host_id, h]));
     expect(seen[sa.host_id]).toMatchObject({ alive: true, this_host: false, sessions: ["root"], address: join(a.dataDir, "klbr.sock") });

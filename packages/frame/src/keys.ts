@@ -19,9 +19,8 @@ function beforeColon(text: string, at: number): boolean {
   return text.charCodeAt(i) === COLON;
 }
 
-// Misses each walk may take before the sparser one is chosen: few, since each wasted probe is a
-// search call (64 cost 16 KiB of cell output, one colon a line, ~2% of its decode).
-const PROBE = 8;
+// Misses each walk may take before the sparser one is chosen.
+const PROBE = 64;
 
 /**
  * An upper bound of the keys in a JSON text, exact on usual texts: the (quote, colon) pairs with

@@ -23,8 +23,8 @@ export interface Inspection {
 }
 
 /**
- * Walks a value JSON.parse returned: counts keys, and flags anything the source text must
- * settle (a huge number may be a legal float literal or an unsafe integer literal; depth is
+ * Walks a value JSON.parse returned: counts keys and the characters of its shortest text, and
+ * flags anything the source text must settle (a huge number may be a legal float literal or an unsafe integer literal; depth is
  * only walked to MAX_DEPTH + 1, since JSON.parse itself is not recursive). Strings are only
  * checked for lone surrogates when `checkStrings` is set: the caller skips that when the text
  * holds no `\u` at all.

@@ -8,6 +8,11 @@ import { checkFrameLength } from "./length";
 import { scanText } from "./scan";
 import { decodeUtf8 } from "./utf8";
 
+// What a text can hold beyond the fewest characters its value needs (Inspection.spelled) without
+// hiding anything: a duplicate entry costs at least 5 (`"":0,`), a \u escape 5 (6 for 1).
+// Less than that is whitespace or a longer number literal (`1.0`, `1000` for `1e3`).
+const HIDDEN_MIN = 5;
+
 // Shows at most this many characters of an offending literal in a message.
 const SHOWN = 40;
 
@@ -26,6 +31,11 @@ export function decodePayload(bytes: Uint8Array): unknown {
   const value = parse(text);
   // Fast path: JSON.parse plus one walk settle almost every payload; the lexical scan runs
   // only when something needs the source text to decide (and then decides everything).
+  // The walk checks numbers and depth and counts the fewest characters a text of the value can
+  // have (Inspection.spelled); a text less than HIDDEN_MIN longer holds no duplicate key and no
+  // \u escape, which settles compact payloads without searching the text at all.
+  let seen = inspectParsed(value, false);
+  if (seen.clean && text.length - seen.spelled < HIDDEN_MIN) return value;
   // A lone surrogate can only come from a \u escape (the text was decoded fatally), so the
   // strings are only checked when the text holds one; one search is cheaper than that walk.
   // Long texts are searched as UTF-8 bytes (half the memory of a two-byte string; every
@@ -34,7 +44,7 @@ export function decodePayload(bytes: Uint8Array): unknown {
   const source = bytes.length > 4096 ? Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) : text;
   // Stryker disable next-line StringLiteral: an empty needle makes every text "hold a \u", which only skips a speed-up
   const escapes = source.includes("\\u");
-  const seen = inspectParsed(value, escapes);
+  if (escapes && seen.clean) seen = inspectParsed(value, true);
   // The parsed keys are as many as the keys of the text (so none was a duplicate) when they
   // reach an upper bound of those (one walk over colons or quotes); the exact count decides
   // otherwise (colons in the text, less those in the parsed strings).

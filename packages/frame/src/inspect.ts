@@ -1,5 +1,6 @@
 import { Buffer } from "node:buffer";
 import { MAX_DEPTH, MAX_SAFE_INTEGER } from "./constants";
+import { literalLengthBound } from "./spelling";
 
 /** What one walk over a parsed value found. */
 export interface Inspection {
@@ -11,11 +12,19 @@ export interface Inspection {
    * nesting passes MAX_DEPTH.
    */
   clean: boolean;
+  /**
+   * The fewest characters any JSON text of this value can have: no whitespace, no escapes,
+   * every number at literalLengthBound, each key once. A text that
+   * parsed to the value is never shorter; one exactly this long has no duplicate key (a dropped
+   * entry is at least `"":0,`), no escape (so no lone surrogate: only `\u` makes one) and no
+   * whitespace. Meaningless when `clean` is false.
+   */
+  spelled: number;
 }
 
 /**
- * Walks a value JSON.parse returned: counts keys, and flags anything the source text must
- * settle (a huge number may be a legal float literal or an unsafe integer literal; depth is
+ * Walks a value JSON.parse returned: counts keys and the characters of its shortest text, and
+ * flags anything the source text must settle (a huge number may be a legal float literal or an unsafe integer literal; depth is
  * only walked to MAX_DEPTH + 1, since JSON.parse itself is not recursive). Strings are only
  * checked for lone surrogates when `checkStrings` is set: the caller skips that when the text
  * holds no `\u` at all.
@@ -23,14 +32,16 @@ export interface Inspection {
 export function inspectParsed(value: unknown, checkStrings = true): Inspection {
   // Module state instead of a per-call object: the walk is synchronous and runs no user code.
   keyCount = 0;
+  spelled = 0;
   clean = true;
   strings = checkStrings;
   if (prototypeIsPolluted()) visitOwn(value, 0);
   else if (scalar(value)) visit(value as object, 0);
-  return { keys: keyCount, clean };
+  return { keys: keyCount, clean, spelled };
 }
 
 let keyCount = 0;
+let spelled = 0;
 // Stryker disable next-line BooleanLiteral: every inspectParsed call sets it before any walk reads it
 let clean = true;
 // Stryker disable next-line BooleanLiteral: every inspectParsed call sets it before any walk reads it
@@ -50,15 +61,26 @@ function isWellFormed(text: string): boolean {
   return (text as unknown as { isWellFormed(): boolean }).isWellFormed();
 }
 
-// Checks a number or a string; true when the value is a container to descend into.
+// Checks and spells a scalar; true when the value is a container to descend into.
 function scalar(value: unknown): boolean {
-  if (typeof value === "object") return value !== null;
-  if (typeof value === "number") {
+  if (typeof value === "string") {
+    spelled += value.length + 2;
+    if (strings && !isWellFormed(value)) clean = false;
+  } else if (typeof value === "number") {
     if (!(value <= MAX_SAFE_INTEGER && value >= -MAX_SAFE_INTEGER)) clean = false;
-  } else if (strings && typeof value === "string" && !isWellFormed(value)) {
-    clean = false;
+    else spelled += literalLengthBound(value);
+  } else if (typeof value === "object") {
+    if (value !== null) return true;
+    spelled += 4;
+  } else {
+    spelled += value === true ? 4 : 5;
   }
   return false;
+}
+
+// Brackets and commas of a container of n items.
+function punctuation(n: number): number {
+  return n === 0 ? 2 : n + 1;
 }
 
 // The hot walk: scalars are checked inline so only containers cost a call.
@@ -68,6 +90,7 @@ function visit(value: object, depth: number): void {
     return;
   }
   if (Array.isArray(value)) {
+    spelled += punctuation(value.length);
     for (let i = 0; i < value.length; i++) {
       const item: unknown = value[i];
       if (scalar(item)) visit(item as object, depth + 1);
@@ -75,12 +98,16 @@ function visit(value: object, depth: number): void {
     return;
   }
   const record = value as Record<string, unknown>;
+  let keys = 0;
   for (const key in record) {
-    keyCount++;
+    keys++;
+    spelled += key.length + 3;
     if (strings && !isWellFormed(key)) clean = false;
     const item = record[key];
     if (scalar(item)) visit(item as object, depth + 1);
   }
+  keyCount += keys;
+  spelled += punctuation(keys);
 }
 
 function visitOwn(value: unknown, depth: number): void {
@@ -90,12 +117,16 @@ function visitOwn(value: unknown, depth: number): void {
     return;
   }
   if (Array.isArray(value)) {
+    spelled += punctuation(value.length);
     for (const item of value as unknown[]) visitOwn(item, depth + 1);
     return;
   }
   const record = value as Record<string, unknown>;
-  for (const key of Object.keys(record)) {
-    keyCount++;
+  const keys = Object.keys(record);
+  keyCount += keys.length;
+  spelled += punctuation(keys.length);
+  for (const key of keys) {
+    spelled += key.length + 3;
     if (strings && !isWellFormed(key)) clean = false;
     visitOwn(record[key], depth + 1);
   }

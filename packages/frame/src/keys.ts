@@ -29,16 +29,12 @@ const PROBE = 64;
  * quote (`":x"`, `"a\":"`).
  * Each pair is found by walking either the colons or the quotes of the text (one search call a
  * character): whichever is sparser in strings, since a cell's output is full of colons and a
- * quoted log full of escaped quotes. Both walks are probed, then the one that got further goes on.
+ * quoted log full of escaped quotes. Both walks are probed, then the one that got further goes on
+ * (a probe that walks the whole text has the answer).
  */
 export function keyBound(text: string): number {
-  let colonAt = text.indexOf(":");
-  let colonKeys = 0;
-  for (let misses = 0; colonAt !== -1 && misses < PROBE; colonAt = text.indexOf(":", colonAt + 1)) {
-    if (afterQuote(text, colonAt)) colonKeys++;
-    else misses++;
-  }
-  if (colonAt === -1) return colonKeys;
+  // Quotes first: a text that reaches this walk holds escapes (compact ones are settled by their
+  // length), usually long output full of colons and `\n`, whose few quotes are walked in one probe.
   let quoteAt = text.indexOf('"');
   let quoteKeys = 0;
   for (let misses = 0; quoteAt !== -1 && misses < PROBE; quoteAt = text.indexOf('"', quoteAt + 1)) {
@@ -46,6 +42,13 @@ export function keyBound(text: string): number {
     else misses++;
   }
   if (quoteAt === -1) return quoteKeys;
+  let colonAt = text.indexOf(":");
+  let colonKeys = 0;
+  for (let misses = 0; colonAt !== -1 && misses < PROBE; colonAt = text.indexOf(":", colonAt + 1)) {
+    if (afterQuote(text, colonAt)) colonKeys++;
+    else misses++;
+  }
+  if (colonAt === -1) return colonKeys;
   if (colonAt >= quoteAt) {
     for (; colonAt !== -1; colonAt = text.indexOf(":", colonAt + 1)) if (afterQuote(text, colonAt)) colonKeys++;
     return colonKeys;

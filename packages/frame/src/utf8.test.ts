@@ -11,7 +11,7 @@ const reference = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 describe("UTF-8", () => {
   it("keeps a leading BOM instead of swallowing it", () => {
     expect(decodeUtf8(Uint8Array.of(0xef, 0xbb, 0xbf, 0x31))).toBe("\ufeff1");
-    // Past 1 KiB too, where the lenient decoder does the decoding.
+    // Past 1 KiB too.
     const long = new Uint8Array(2000).fill(0x31);
     long.set([0xef, 0xbb, 0xbf]);
     expect(decodeUtf8(long)).toBe(`\ufeff${"1".repeat(1997)}`);
@@ -20,7 +20,7 @@ describe("UTF-8", () => {
   it("decodeUtf8 accepts exactly what the fatal TextDecoder accepts, with the same text", () => {
     fc.assert(
       fc.property(fc.array(fc.integer({ min: 0, max: 255 }), { maxLength: 12 }), fc.string({ unit: "binary", maxLength: 8 }), (list, str) => {
-        // Also past 1 KiB, where the check switches to isUtf8 + a lenient decoder.
+        // Also past 1 KiB (the check once switched there; long texts are decoded two-byte more often).
         const long = new Uint8Array(1100 + list.length).fill(0x61);
         long.set(list, 1100);
         for (const bytes of [Uint8Array.from(list), new TextEncoder().encode(str), long]) {
@@ -94,21 +94,38 @@ describe("UTF-8", () => {
     );
   });
 
-  it("keeps the fatal TextDecoder's error as the cause up to 1 KiB; past it isUtf8 decides and there is none", () => {
-    const bytes = (length: number) => new Uint8Array(length).fill(0x61).fill(0xff, length - 1);
-    const error = (length: number) => {
-      try {
-        decodeUtf8(bytes(length));
-      } catch (thrown) {
-        return thrown as Error;
-      }
-      throw new Error("expected FRAME_INVALID_UTF8");
-    };
-    for (const length of [1, 1024]) {
-      expect(error(length)).toMatchObject({ code: "FRAME_INVALID_UTF8", message: `invalid UTF-8 at byte ${length - 1} (ff)` });
-      expect(error(length).cause, String(length)).toBeInstanceOf(TypeError);
+  it("keeps a real U+FFFD (the lenient decoder's mark for a bad byte), and refuses a bad byte beside one", () => {
+    const replacement = [0xef, 0xbf, 0xbd];
+    for (const length of [0, 10, 2000]) {
+      const pad = new Array<number>(length).fill(0x61);
+      expect(decodeUtf8(Uint8Array.from([...pad, ...replacement]))).toBe(`${"a".repeat(length)}\ufffd`);
+      expect(() => decodeUtf8(Uint8Array.from([...pad, ...replacement, 0xff]))).toThrow(
+        expect.objectContaining({ code: "FRAME_INVALID_UTF8", message: `invalid UTF-8 at byte ${length + 3} (ff)` }),
+      );
+      expect(() => decodeUtf8(Uint8Array.from([0xc3, ...pad, ...replacement]))).toThrow(expect.objectContaining({ code: "FRAME_INVALID_UTF8" }));
     }
-    expect(error(1025)).toMatchObject({ code: "FRAME_INVALID_UTF8", message: "invalid UTF-8 at byte 1024 (ff)" });
-    expect(error(1025).cause).toBeUndefined();
+  });
+
+  it("agrees with the fatal TextDecoder on random bytes around real U+FFFDs", () => {
+    const piece = fc.oneof(fc.constant([0xef, 0xbf, 0xbd]), fc.constantFrom([0x41], [0xc3, 0xa9], [0xed, 0xa0, 0x80], [0xff], [0xef, 0xbf], [0xf0, 0x9f, 0x98, 0x80]));
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 10 }), (pieces) => {
+        const bytes = Uint8Array.from(pieces.flat());
+        let want: string | undefined;
+        try {
+          want = reference.decode(bytes);
+        } catch {
+          want = undefined;
+        }
+        let got: string | undefined;
+        try {
+          got = decodeUtf8(bytes);
+        } catch (error) {
+          expect(error).toMatchObject({ code: "FRAME_INVALID_UTF8" });
+        }
+        expect(got).toBe(want);
+      }),
+      { numRuns: runs(3000), seed: 13 },
+    );
   });
 });

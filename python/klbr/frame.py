@@ -14,6 +14,7 @@ import asyncio
 import json
 import math
 import re
+import struct
 from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
 from array import array
 from itertools import accumulate
@@ -60,6 +61,8 @@ FRAME_ERROR_CODES = (
 )
 
 _SHOWN = 40
+# Reads a header where it lies: no slice, and a third of int.from_bytes(data[at:at + 4], "big").
+_read_length = struct.Struct(">I").unpack_from
 
 
 class FrameError(Exception):
@@ -348,25 +351,41 @@ def _decode_text_exhaustively(text: str) -> Any:
 
 def decode_payload(data: bytes | bytearray | memoryview) -> Any:
     """Decodes one payload (no header) under the strict wire profile (C1)."""
+    if 0 < len(data) <= _SHORT:
+        # A short payload: written out here, not in functions (a call less per message; the
+        # envelopes are most of the traffic). Anything this cannot settle, a bad byte, a BOM
+        # (json's scanner refuses a text that does not start with a value) or a broken rule,
+        # goes to _decode_checked, which decides from the start with the precise code.
+        try:
+            text = data.decode() if type(data) is bytes else str(data, "utf-8")
+            value, end = _SCAN_PLAIN(text, 0)
+            if end != len(text):
+                raise _Violation  # trailing whitespace or data: the slow path reads it exactly
+            # The walk checks numbers and depth and counts the keys, which the text's colons
+            # must account for (each key has one).
+            keys = _walk(value, 1) if type(value) is dict or type(value) is list else _walk([value], 0)
+            if keys != text.count(":") and not _keys_accounted(text, value, keys):
+                raise _Violation
+            # A lone surrogate needs a \u escape (the text was decoded fatally), and an escape
+            # a backslash: one memchr rules out most texts.
+            if "\\" in text and "\\u" in text and _first_lone_surrogate(value) is not None:
+                raise _Violation
+            return value
+        except (_Violation, ValueError, StopIteration, RecursionError):
+            # json's errors (ValueError: also a literal over int's digit limit, and a bad
+            # UTF-8 byte) and anything the fast path cannot settle.
+            pass
+    return _decode_checked(data)
+
+
+def _decode_checked(data: bytes | bytearray | memoryview) -> Any:
     text = _read_text(data)
-    try:
-        if len(text) > _SHORT:
+    if len(data) > _SHORT:
+        try:
             return _decode_long(text, data)
-        value, end = _SCAN_PLAIN(text, 0)
-        if end != len(text):
-            raise _Violation  # trailing whitespace or data: the slow path reads it exactly
-        # A short text: the walk checks numbers and depth and counts the keys, which the text's
-        # colons must account for (written here, not in a function: a call less per message).
-        keys = _walk(value, 1) if type(value) is dict or type(value) is list else _walk([value], 0)
-        if keys != text.count(":") and not _keys_accounted(text, value, keys):
-            raise _Violation
-        if "\\u" in text and _first_lone_surrogate(value) is not None:
-            raise _Violation
-        return value
-    except (_Violation, ValueError, StopIteration, RecursionError):
-        # json's errors (ValueError: also a literal over int's digit limit) and anything the
-        # fast path cannot settle: the exhaustive path decides, with the precise code.
-        return _decode_text_exhaustively(text)
+        except (_Violation, ValueError, StopIteration, RecursionError):
+            pass  # as in decode_payload: the exhaustive path decides, with the precise code
+    return _decode_text_exhaustively(text)
 
 
 def decode_payload_exhaustively(data: bytes | bytearray | memoryview) -> Any:
@@ -386,7 +405,7 @@ def _whole_frames(data: bytes, values: list[Any]) -> int:
     at = 0
     while n - at > HEADER_BYTES:
         start = at + HEADER_BYTES
-        length = int.from_bytes(data[at:start], "big")
+        (length,) = _read_length(data, at)
         if length == 0 or length > MAX_FRAME_BYTES:
             _check_length(length)
         end = start + length
@@ -479,7 +498,7 @@ class FrameDecoder:
                     values.append(decode_payload(payload))
                 continue
             if not self._header and n - i >= HEADER_BYTES:
-                length = int.from_bytes(view[i : i + HEADER_BYTES], "big")
+                (length,) = _read_length(view, i)
                 i += HEADER_BYTES
             else:
                 take = min(HEADER_BYTES - len(self._header), n - i)

@@ -42,6 +42,8 @@ def _agree(payload: bytes) -> str:
     assert fast == _outcome(decode_payload_exhaustively, payload), payload[:200]
     # The same payload as a memoryview slice of a longer buffer (how the frame reader passes it).
     assert _outcome(decode_payload, memoryview(b"xx" + payload)[2:]) == fast
+    # A bytearray (how a payload split across chunks is passed) takes the same way as a view.
+    assert _outcome(decode_payload, bytearray(payload)) == fast
     return fast
 
 
@@ -78,6 +80,20 @@ def test_jsontestsuite_file(case):
 def test_jsontestsuite_is_whole():
     files = sorted(p.name for p in (SUITE / "test_parsing").iterdir())
     assert files == [c["file"] for c in EXPECTED] and len(files) == 318
+
+
+@pytest.mark.parametrize("member", ['"k":"é"', '"k":"✓"', '"k":"\\u00e9"', '"k":1', '"k":1,"k":2'])
+@pytest.mark.parametrize("size", [2040, 2048, 2049, 2100, 4200])
+def test_short_limit_in_bytes_and_characters(member, size):
+    # decode_payload picks its way by payload bytes: 2100 or 4200 bytes of "é" are at most 2048
+    # characters, and take the long way; every way agrees with the exhaustive path.
+    head = ("{" + member + ',"p":"').encode()
+    fill = size - len(head) - 2
+    payload = head + ("é" * (fill // 2) + "x" * (fill % 2)).encode() + b'"}'
+    assert len(payload) == size
+    _agree(payload)
+    _agree(b"\xef\xbb\xbf" + payload)  # a BOM: refused the same way, whichever path saw it
+    _agree(payload + b" ")  # trailing whitespace: read by the exhaustive path
 
 
 TOKENS = [

@@ -1,5 +1,6 @@
 import { configDefaults, defineConfig, defineProject, mergeConfig } from "vitest/config";
 import { sharedTestConfig } from "../../vitest.shared.ts";
+import { postgresMissing } from "../../test-support/postgres.ts";
 
 // Three projects: the host's own tests; host-pg, the embedded-host tests that exercise the Store
 // again with every test host on a PostgreSQL database of the run's cluster (C21's matrix,
@@ -8,12 +9,15 @@ import { sharedTestConfig } from "../../vitest.shared.ts";
 // (two servers and a daemon already fill a 2-core machine) with a model's timeouts.
 
 /**
- * The host tests host-pg runs on PostgreSQL: every file whose hosts come from startTestHost and
- * whose records go through the Store. Left out: tests about the SQLite file itself (migrations,
- * read-sqlite-file, host-death's file lock), tests that write records into the SQLite file
- * directly to stage a crash (restart.test.ts stages its crash through the Store, so it runs here), the CLI/daemon e2e files (`klbr serve`
- * processes: serve-database and hosts-*.test.ts run those on PostgreSQL already), and the tests
- * that are PostgreSQL's own or both dialects' already (store-contract, store-views, leases, pg-*).
+ * The host tests host-pg runs on PostgreSQL: the files whose hosts come from startTestHost (or
+ * startHostOnTestStore) and whose cells, turns, waits, peers, displays, limits and telemetry go
+ * through the Store. Left out: tests about the SQLite file itself (migrations, read-sqlite-file,
+ * host-death's lock), the `klbr serve` / CLI e2e files (serve-database and hosts-*.test.ts run the
+ * daemon on PostgreSQL already), the worker, sandbox and pool tests that write no records of their
+ * own (sandbox*, spares, sessions-scale, python-runtime, host-env, workspace-run, fake-workbench),
+ * and the tests already on both dialects (store-contract, store-views, leases, pg-*, behaviour).
+ * One run of these takes about 7 minutes of wall time on a loaded 2-core machine. Where
+ * PostgreSQL is not installed the project is left out (in CI, which installs it, never).
  */
 export const PG_MATRIX = [
   "test/host.test.ts",
@@ -49,12 +53,16 @@ export default defineConfig({
   test: {
     projects: [
       mergeConfig(sharedTestConfig, defineProject({ test: { name: "host", globalSetup: ["test/global-setup.ts", "test/pg-global-setup.ts"], exclude: [...configDefaults.exclude, "test/real-model/**"] } })),
-      defineProject({
-        resolve: sharedTestConfig.resolve,
-        ssr: sharedTestConfig.ssr,
-        // Not mergeConfig: it would add PG_MATRIX to the shared include (every test) instead of replacing it.
-        test: { ...sharedTestConfig.test, name: "host-pg", globalSetup: ["test/global-setup.ts", "test/pg-global-setup.ts"], include: PG_MATRIX, env: { KLBR_TEST_STORE: "postgres" } },
-      }),
+      ...(postgresMissing() && !process.env.CI
+        ? []
+        : [
+            defineProject({
+              resolve: sharedTestConfig.resolve,
+              ssr: sharedTestConfig.ssr,
+              // Not mergeConfig: it would add PG_MATRIX to the shared include (every test) instead of replacing it.
+              test: { ...sharedTestConfig.test, name: "host-pg", globalSetup: ["test/global-setup.ts", "test/pg-global-setup.ts"], include: PG_MATRIX, env: { KLBR_TEST_STORE: "postgres" } },
+            }),
+          ]),
       defineProject({
         resolve: sharedTestConfig.resolve,
         ssr: sharedTestConfig.ssr,

@@ -3,7 +3,8 @@
 // The two survivors' failover scans share the sessions out and fire each wake. Printed: the time
 // from the kill until every wake has fired on a survivor, how many sessions each carries (goal:
 // all 100 within lease + 5 s, neither over 70), and whether the dead host's workers are gone.
-// KLBR_FAILOVER_SESSIONS (100), KLBR_FAILOVER_LEASE (2s); KLBR_FAILOVER_DATABASE=postgres runs
+// KLBR_FAILOVER_SESSIONS (100), KLBR_FAILOVER_LEASE (2s), KLBR_FAILOVER_SETUP_MS (400: the time
+// planned per session to create its wait; raise it on a loaded machine); KLBR_FAILOVER_DATABASE=postgres runs
 // the hosts on a throwaway PostgreSQL cluster instead of one SQLite file. The built bin runs.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -18,6 +19,7 @@ import { BIN, startSharedHost } from "./daemon";
 const SESSIONS = Number(process.env.KLBR_FAILOVER_SESSIONS ?? 100);
 const LEASE = process.env.KLBR_FAILOVER_LEASE ?? "2s";
 const LEASE_MS = parseLease(LEASE);
+const SETUP_MS = Number(process.env.KLBR_FAILOVER_SETUP_MS ?? 400);
 const ON_POSTGRES = process.env.KLBR_FAILOVER_DATABASE === "postgres";
 const root = mkdtempSync(join(tmpdir(), "klbr-fom-"));
 const workspace = join(root, "ws");
@@ -28,11 +30,12 @@ const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 let cluster: TestPostgres | null = null;
 let logArgs: string[];
 let count: (sql: string) => Promise<number>;
+let reader: pg.Pool | null = null;
 if (ON_POSTGRES) {
   cluster = await startPostgres();
   const url = cluster.createDatabase();
   logArgs = ["--database", url];
-  const pool = new pg.Pool({ connectionString: url, max: 1 });
+  const pool = (reader = new pg.Pool({ connectionString: url, max: 1 }));
   count = async (sql) => Number((await pool.query(sql)).rows[0].n);
 } else {
   const file = join(root, "shared.sqlite");
@@ -94,7 +97,7 @@ try {
   await serve("survivor-1");
   const survivor = await serve("survivor-2");
   // Every wait falls due at `killAt`: created one by one (ten at a time), each asks for the seconds left.
-  const killAt = Date.now() + 15_000 + SESSIONS * 400;
+  const killAt = Date.now() + 15_000 + SESSIONS * SETUP_MS;
   for (let i = 0; i < SESSIONS; i += 10) {
     await Promise.all(
       Array.from({ length: Math.min(10, SESSIONS - i) }, (_, k) => {
@@ -103,7 +106,7 @@ try {
       }),
     );
   }
-  if (Date.now() > killAt - 1_000) throw new Error("creating the sessions took longer than planned; raise the margin");
+  if (Date.now() > killAt - 1_000) throw new Error(`creating the sessions took longer than planned; raise KLBR_FAILOVER_SETUP_MS (${SETUP_MS})`);
   const workers = descendants(holder.child.pid!);
   const waiting = await count("SELECT count(*) AS n FROM waits WHERE state = 'waiting' AND session_id LIKE 'fm-%'");
   await pause(killAt - 200 - Date.now());
@@ -133,6 +136,8 @@ try {
 } finally {
   for (const c of children) c.kill("SIGKILL");
   await pause(500);
+  // Before the cluster goes: an idle client cut by the server's shutdown is an unhandled 'error'.
+  await reader?.end();
   await cluster?.stop();
   rmSync(root, { recursive: true, force: true });
 }

@@ -1,16 +1,13 @@
-import { join } from "node:path";
-import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { Host } from "../src/runtime/host";
 import { readLog, type LogEntry } from "../src/store/log-view";
 import { startTestHost } from "./helpers";
 
 let host: Host;
-let dataDir: string;
 let close: () => Promise<void>;
 
 beforeAll(async () => {
-  ({ host, dataDir, close } = await startTestHost());
+  ({ host, close } = await startTestHost());
 });
 afterAll(async () => close());
 
@@ -84,10 +81,8 @@ describe("eight peers running cells while the root session runs cells", () => {
     }
     expect(await json("root", "'answered' in globals()")).toBe(false);
 
-    // From the durable log.
-    const reader = new Database(join(dataDir, "klbr.sqlite"), { readonly: true });
-    const log = readLog(reader);
-    reader.close();
+    // From the durable log (on PostgreSQL, the test store's mirror of it: helpers.ts).
+    const log = readLog(host.sqlite);
     const sessionOfExecution = new Map(log.filter((e) => e.kind === "execution").map((e) => [e.id as string, e.session_id as string]));
     const indexOf = new Map(peers.map((p, i) => [p.session_id, i]));
     const byKind = (kind: string) => log.filter((e: LogEntry) => e.kind === kind);

@@ -25,6 +25,13 @@ const TYPE_MAP: Record<string, string> = {
   SQLiteBlobBuffer: "PgCustomColumn",
 };
 
+/**
+ * Integer columns that hold fractions: SQLite's integer affinity keeps a REAL it cannot convert
+ * losslessly, PostgreSQL's bigint refuses it, so these are double precision there
+ * (`runtime.wait(0.05)`'s seconds: the PostgreSQL matrix found it).
+ */
+const FRACTIONAL = new Set(["waits.seconds"]);
+
 interface Shape {
   columns: Record<string, { type: string; notNull: boolean; primary: boolean; hasDefault: boolean; enumValues?: string[] }>;
   indexes: Record<string, { unique: boolean; on: string[] }>;
@@ -32,12 +39,12 @@ interface Shape {
 
 type AnyConfig = ReturnType<typeof sqliteConfig> | ReturnType<typeof pgConfig>;
 
-function shape(config: AnyConfig, type: (columnType: string) => string): Shape {
+function shape(config: AnyConfig, type: (columnType: string, column: string) => string): Shape {
   const columns: Shape["columns"] = {};
   for (const c of config.columns) {
     // An identity column is generated, not defaulted: both mean "the database fills it in".
     const generated = (c as { generatedIdentity?: unknown }).generatedIdentity !== undefined || (c as { autoIncrement?: boolean }).autoIncrement === true;
-    columns[c.name] = { type: type(c.columnType), notNull: c.notNull, primary: c.primary, hasDefault: c.hasDefault || generated, enumValues: c.enumValues };
+    columns[c.name] = { type: type(c.columnType, `${config.name}.${c.name}`), notNull: c.notNull, primary: c.primary, hasDefault: c.hasDefault || generated, enumValues: c.enumValues };
   }
   const indexes: Shape["indexes"] = {};
   for (const i of config.indexes) {
@@ -66,6 +73,6 @@ test.each([...sqliteTables.keys()].sort())("%s: same columns, keys, defaults and
   const lite = sqliteConfig(sqliteTables.get(name) as never);
   const pgc = pgConfig(pgTables.get(name) as never);
   expect(pgc.name).toBe(lite.name);
-  const expected = shape(lite, (t) => TYPE_MAP[t] ?? `unmapped ${t}`);
+  const expected = shape(lite, (t, column) => (FRACTIONAL.has(column) && t === "SQLiteInteger" ? "PgDoublePrecision" : (TYPE_MAP[t] ?? `unmapped ${t}`)));
   expect(shape(pgc, (t) => t)).toEqual(expected);
 });

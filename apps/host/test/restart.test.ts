@@ -1,17 +1,17 @@
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, test, vi } from "vitest";
-import { migrateHostDb, openSqlite } from "../src/db/open";
 import { headerChain } from "../src/store/headers";
-import { startExecution } from "../src/store/executions";
-import { createWait, getWait } from "../src/store/waits";
-import { Host } from "../src/runtime/host";
+import { NO_FENCE } from "../src/store/api";
+import { openHostLog } from "../src/store/host-log";
+import type { HostOptions } from "../src/runtime/host-options";
 import { SkillsService } from "../src/runtime/skills-service";
-import { getExecution, runningExecutions } from "../src/store/executions";
-import { resultOf, tempDir } from "./helpers";
+import { resultOf, startHostOnTestStore, tempDir, testLogOptions } from "./helpers";
 
 const dataDir = tempDir();
 const workspace = tempDir("klbr-w-");
+/** A host on the data directory, on the test store (SQLite, or its PostgreSQL database under KLBR_TEST_STORE=postgres). */
+const start = (options: Partial<HostOptions> = {}) => startHostOnTestStore({ dataDir, workspace, ...options });
 afterAll(() => {
   rmSync(dataDir, { recursive: true, force: true });
   rmSync(workspace, { recursive: true, force: true });
@@ -19,21 +19,24 @@ afterAll(() => {
 
 describe("a host started again on the same data directory", () => {
   test("recovers: a cell left running is interrupted from the host's observation, an overdue wait is woken", async () => {
-    const first = await Host.start({ dataDir, workspace });
+    const first = await start();
     expect(resultOf(await first.execute("kept = 41\nkept + 1"))).toBe("42");
     await first.stop();
 
-    // What a crash leaves behind: a running execution and an open wait past its deadline.
-    const sqlite = openSqlite(join(dataDir, "klbr.sqlite"));
-    const db = migrateHostDb(sqlite);
-    startExecution(db, { id: "ex-crashed", sessionId: "root", generation: "g-1", code: "import time; time.sleep(99)", startedAtMs: 1_000 });
-    createWait(db, { id: "wait-overdue", sessionId: "root", executionId: "ex-crashed", reason: "r", seconds: 1, nowMs: 1_000 });
-    sqlite.close();
-
-    const second = await Host.start({ dataDir, workspace });
+    // What a crash leaves behind: a running execution and an open wait past its deadline, written to the log as the host's Store writes them.
+    const log = openHostLog({ sqliteFile: join(dataDir, "klbr.sqlite"), ...(await testLogOptions(dataDir)), fence: NO_FENCE });
     try {
-      expect(getExecution(second.db, "ex-crashed")).toMatchObject({ status: "interrupted", endedBy: "host_restart" });
-      expect(getWait(second.db, "wait-overdue")).toMatchObject({ state: "woken", wokenBy: "deadline" });
+      await log.ready();
+      await log.store.startExecution({ id: "ex-crashed", sessionId: "root", generation: "g-1", code: "import time; time.sleep(99)", startedAtMs: 1_000 });
+      await log.store.createWait({ id: "wait-overdue", sessionId: "root", executionId: "ex-crashed", reason: "r", seconds: 1, nowMs: 1_000 });
+    } finally {
+      await log.close();
+    }
+
+    const second = await start();
+    try {
+      expect(await second.store.getExecution("ex-crashed")).toMatchObject({ status: "interrupted", endedBy: "host_restart" });
+      expect(await second.store.getWait("wait-overdue")).toMatchObject({ state: "woken", wokenBy: "deadline" });
       // The namespace did not survive (a new generation), the log did.
       const r = await second.execute("'kept' in dir()");
       expect(resultOf(r)).toBe("False");
@@ -47,7 +50,7 @@ describe("a host started again on the same data directory", () => {
     const skill = join(dataDir, "skills", "release_notes");
     mkdirSync(skill, { recursive: true });
     writeFileSync(join(skill, "SKILL.md"), "# release_notes\n\nWrite them from the log.\n");
-    const host = await Host.start({ dataDir, workspace });
+    const host = await start();
     try {
       const chain = headerChain(host.db, "root") as Array<{ type: string; actor?: { origin: string } }>;
       expect(chain[0]!.type).toBe("header_pin");
@@ -60,25 +63,25 @@ describe("a host started again on the same data directory", () => {
   });
 
   test("a second host on a data directory in use is refused before it recovers anything", async () => {
-    const first = await Host.start({ dataDir, workspace });
+    const first = await start();
     try {
       const gate = join(workspace, "go");
       const running = first.execute(`import os, asyncio\nwhile not os.path.exists(${JSON.stringify(gate)}):\n    await asyncio.sleep(0.01)\n'done'`);
-      while (runningExecutions(first.db).length === 0) await new Promise((r) => setTimeout(r, 10));
-      await expect(Host.start({ dataDir, workspace })).rejects.toMatchObject({ code: "HOST_ALREADY_RUNNING" });
+      while ((await first.store.runningExecutions()).length === 0) await new Promise((r) => setTimeout(r, 10));
+      await expect(start()).rejects.toMatchObject({ code: "HOST_ALREADY_RUNNING" });
       // Crash recovery would have closed the live cell as interrupted: it is still running.
-      expect(runningExecutions(first.db)).toHaveLength(1);
+      expect(await first.store.runningExecutions()).toHaveLength(1);
       writeFileSync(gate, "");
       expect(await running).toMatchObject({ status: "ok", output: [{ stream: "result", text: "'done'" }] });
     } finally {
       await first.stop();
     }
     // Stopped, the directory is free again.
-    await (await Host.start({ dataDir, workspace })).stop();
+    await (await start()).stop();
   });
 
   test("a wait deadline scheduled while the host stops sets no timer on the closed log", async () => {
-    const host = await Host.start({ dataDir, workspace });
+    const host = await start();
     await host.stop();
     host.wakes.scheduleWaitDeadline("wait-after-stop", 0);
     // A timer due at once fires before this one; had it been set, it would throw on the closed database.
@@ -88,7 +91,7 @@ describe("a host started again on the same data directory", () => {
   test("a start indexes the skill roots once (the root workbench's generation does it)", async () => {
     const reindex = vi.spyOn(SkillsService.prototype, "reindex");
     try {
-      const host = await Host.start({ dataDir, workspace });
+      const host = await start();
       await host.stop();
       expect(reindex).toHaveBeenCalledTimes(1);
     } finally {
@@ -97,7 +100,7 @@ describe("a host started again on the same data directory", () => {
   });
 
   test("a workbench starting while the host stops is refused or shut down, never left running", async () => {
-    const host = await Host.start({ dataDir, workspace });
+    const host = await start();
     // Settled into a value at once: the rejection may come before stop() returns.
     const late = host.execute("1", "late").then(
       () => null,

@@ -229,6 +229,13 @@ describe.each(["sqlite", "postgres"] as const)("Store on %s", (dialect) => {
     expect(await store.closeUnansweredRequests(6000)).toEqual([]);
   });
 
+  test("a wait of a fraction of a second keeps its seconds as given (runtime.wait(0.05)): PostgreSQL's bigint once refused it", async (ctx) => {
+    const { store } = subject(ctx);
+    const w = await store.createWait({ id: "wf", sessionId: "wt-frac", executionId: "e", reason: "r", seconds: 0.05, nowMs: 1000 });
+    expect(w.reply).toEqual({ wait_id: "wf", deadline_ms: 1050, pending_input: false });
+    expect(await store.getWait("wf")).toMatchObject({ seconds: 0.05, deadlineMs: 1050, state: "waiting" });
+  });
+
   test("blobs and displays: stored once by digest, bytes exact, prefixes resolved, the execution's list written with them", async (ctx) => {
     const { store } = subject(ctx);
     const data = Buffer.from([0, 1, 2, 255, 254, 0x89, 0x50]);

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { bigint, boolean, customType, index, json, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { bigint, boolean, customType, doublePrecision, index, json, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
 import type { ReleaseFile } from "./schema-artifacts";
 
 /**
@@ -111,7 +111,8 @@ export const waits = pgTable(
     sessionId: text("session_id").notNull(),
     executionId: text("execution_id").notNull(),
     reason: text("reason").notNull(),
-    seconds: bigint("seconds", { mode: "number" }),
+    /** Fractional (`runtime.wait(0.05)`): SQLite's integer column keeps a REAL as given; here it is a double. */
+    seconds: doublePrecision("seconds"),
     deadlineMs: bigint("deadline_ms", { mode: "number" }),
     pendingInput: boolean("pending_input").notNull(),
     /** `superseded`: closed by a newer wait of the same session (C8); `woken_by` names it. */

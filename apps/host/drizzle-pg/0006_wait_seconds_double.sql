@@ -1,0 +1,1 @@
+ALTER TABLE "waits" ALTER COLUMN "seconds" SET DATA TYPE double precision;

@@ -6,20 +6,17 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { postgresMissing, startPostgres } from "../../../test-support/postgres";
-import { databaseChoice } from "../src/db/database-url";
 import { Host } from "../src/runtime/host";
-import type { PostgresChoice } from "../src/store/host-log";
-import { ms, percentile } from "./figures";
+import { percentile } from "./figures";
+import { reportModes, storeModes, storeOption, type Mode } from "./pg-modes";
 
 const ROUNDS = 5;
 const PER_ROUND = 100;
 const LEASE_MS = 10_000;
 
-type Mode = { name: string; postgres?: string };
-
 async function startHost(mode: Mode, root: string): Promise<Host> {
   const dataDir = mkdtempSync(join(root, "h-"));
-  return Host.start({ dataDir, workspace: root, leaseMs: LEASE_MS, telemetry: false, ...(mode.postgres ? { postgres: databaseChoice(mode.postgres) as PostgresChoice } : {}) });
+  return Host.start({ dataDir, workspace: root, leaseMs: LEASE_MS, telemetry: false, ...storeOption(mode) });
 }
 
 async function samples(host: Host, n: number, into: number[]): Promise<void> {
@@ -37,12 +34,7 @@ if (missing) {
   const root = mkdtempSync("/tmp/klbr-pgh-");
   const cluster = await startPostgres({ durable: true });
   try {
-    const relaxedUrl = cluster.createDatabase();
-    const modes: Mode[] = [
-      { name: "SQLite, leases" },
-      { name: "PostgreSQL, leases, durable commit", postgres: cluster.createDatabase() },
-      { name: "PostgreSQL, leases, synchronous_commit off", postgres: `${relaxedUrl}&options=${encodeURIComponent("-c synchronous_commit=off")}` },
-    ];
+    const modes = storeModes(cluster);
     const hosts = [];
     for (const mode of modes) hosts.push(await startHost(mode, root));
     const figures = modes.map(() => [] as number[]);
@@ -50,12 +42,8 @@ if (missing) {
     for (const host of hosts) await samples(host, 20, []);
     for (let round = 0; round < ROUNDS; round++) for (const [i, host] of hosts.entries()) await samples(host, PER_ROUND, figures[i]!);
     for (const host of hosts) await host.stop();
-    const base = percentile(figures[0]!, 50);
     console.log(`host.execute('1+1'), ${ROUNDS} x ${PER_ROUND} interleaved, each host holding its session's lease:`);
-    for (const [i, mode] of modes.entries()) {
-      const p50 = percentile(figures[i]!, 50);
-      console.log(`  ${mode.name.padEnd(44)} p50 ${ms(p50).padEnd(12)} p99 ${ms(percentile(figures[i]!, 99)).padEnd(12)} x${(p50 / base).toFixed(2)} SQLite's p50${i === 0 ? "" : "  target <= x1.5"}`);
-    }
+    reportModes(modes, figures, { name: "p99", of: (xs) => percentile(xs, 99) });
   } finally {
     await cluster.stop();
     rmSync(root, { recursive: true, force: true });

@@ -9,17 +9,13 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startScriptedServer, type ScriptedServer } from "../../../test-support/scripted-server.ts";
 import { postgresMissing, startPostgres } from "../../../test-support/postgres";
-import { databaseChoice } from "../src/db/database-url";
 import { Host } from "../src/runtime/host";
-import type { PostgresChoice } from "../src/store/host-log";
-import { ms, percentile } from "./figures";
+import { reportModes, storeModes, storeOption, type Mode } from "./pg-modes";
 
 const STEPS = 20;
 const ROUNDS = Number(process.env.KLBR_PG_TURN_ROUNDS ?? 8);
 const WARMUP = 2;
 const LEASE_MS = 10_000;
-
-type Mode = { name: string; postgres?: string };
 
 async function startHost(mode: Mode, root: string, server: ScriptedServer): Promise<Host> {
   const dataDir = mkdtempSync(join(root, "h-"));
@@ -31,7 +27,7 @@ async function startHost(mode: Mode, root: string, server: ScriptedServer): Prom
     leaseMs: LEASE_MS,
     telemetry: false,
     drive: { maxCellsPerTurn: 10_000 },
-    ...(mode.postgres ? { postgres: databaseChoice(mode.postgres) as PostgresChoice } : {}),
+    ...storeOption(mode),
   });
 }
 
@@ -55,12 +51,7 @@ if (missing) {
   const cluster = await startPostgres({ durable: true });
   const server = await startScriptedServer();
   try {
-    const relaxedUrl = cluster.createDatabase();
-    const modes: Mode[] = [
-      { name: "SQLite, leases" },
-      { name: "PostgreSQL, leases, durable commit", postgres: cluster.createDatabase() },
-      { name: "PostgreSQL, leases, synchronous_commit off", postgres: `${relaxedUrl}&options=${encodeURIComponent("-c synchronous_commit=off")}` },
-    ];
+    const modes = storeModes(cluster);
     const hosts = [];
     for (const mode of modes) hosts.push(await startHost(mode, root, server));
     const figures = modes.map(() => [] as number[]);
@@ -71,12 +62,8 @@ if (missing) {
       }
     }
     for (const host of hosts) await host.stop();
-    const base = percentile(figures[0]!, 50);
     console.log(`a scripted ${STEPS}-step turn (postInput to idle, one cell a step), ${ROUNDS} rounds interleaved after ${WARMUP} warm-up, each host holding its session's lease:`);
-    for (const [i, mode] of modes.entries()) {
-      const p50 = percentile(figures[i]!, 50);
-      console.log(`  ${mode.name.padEnd(44)} p50 ${ms(p50).padEnd(14)} max ${ms(Math.max(...figures[i]!)).padEnd(14)} x${(p50 / base).toFixed(2)} SQLite's p50${i === 0 ? "" : "  target <= x1.5"}`);
-    }
+    reportModes(modes, figures, { name: "max", of: (xs) => Math.max(...xs) });
   } finally {
     await server.close();
     await cluster.stop();

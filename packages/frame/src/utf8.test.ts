@@ -8,6 +8,23 @@ const fatal = new TextDecoder("utf-8", { fatal: true });
 // after a throw, and constructing one per case was most of this file's time.
 const reference = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
+/** decodeUtf8 gives the reference's text, or FRAME_INVALID_UTF8 exactly where the reference throws. */
+function expectAsReference(bytes: Uint8Array): void {
+  let want: string | undefined;
+  try {
+    want = reference.decode(bytes);
+  } catch {
+    want = undefined;
+  }
+  let got: string | undefined;
+  try {
+    got = decodeUtf8(bytes);
+  } catch (error) {
+    expect(error).toMatchObject({ code: "FRAME_INVALID_UTF8" });
+  }
+  expect(got).toBe(want);
+}
+
 describe("UTF-8", () => {
   it("keeps a leading BOM instead of swallowing it", () => {
     expect(decodeUtf8(Uint8Array.of(0xef, 0xbb, 0xbf, 0x31))).toBe("\ufeff1");
@@ -23,22 +40,7 @@ describe("UTF-8", () => {
         // Also past 1 KiB (the check once switched there; long texts are decoded two-byte more often).
         const long = new Uint8Array(1100 + list.length).fill(0x61);
         long.set(list, 1100);
-        for (const bytes of [Uint8Array.from(list), new TextEncoder().encode(str), long]) {
-          let want: string | undefined;
-          try {
-            want = reference.decode(bytes);
-          } catch {
-            want = undefined;
-          }
-          let got: string | undefined;
-          try {
-            got = decodeUtf8(bytes);
-          } catch (error) {
-            expect(error).toMatchObject({ code: "FRAME_INVALID_UTF8" });
-            got = undefined;
-          }
-          expect(got).toBe(want);
-        }
+        for (const bytes of [Uint8Array.from(list), new TextEncoder().encode(str), long]) expectAsReference(bytes);
       }),
       { numRuns: runs(5000), seed: 11 },
     );
@@ -110,20 +112,7 @@ describe("UTF-8", () => {
     const piece = fc.oneof(fc.constant([0xef, 0xbf, 0xbd]), fc.constantFrom([0x41], [0xc3, 0xa9], [0xed, 0xa0, 0x80], [0xff], [0xef, 0xbf], [0xf0, 0x9f, 0x98, 0x80]));
     fc.assert(
       fc.property(fc.array(piece, { maxLength: 10 }), (pieces) => {
-        const bytes = Uint8Array.from(pieces.flat());
-        let want: string | undefined;
-        try {
-          want = reference.decode(bytes);
-        } catch {
-          want = undefined;
-        }
-        let got: string | undefined;
-        try {
-          got = decodeUtf8(bytes);
-        } catch (error) {
-          expect(error).toMatchObject({ code: "FRAME_INVALID_UTF8" });
-        }
-        expect(got).toBe(want);
+        expectAsReference(Uint8Array.from(pieces.flat()));
       }),
       { numRuns: runs(3000), seed: 13 },
     );

@@ -1,6 +1,5 @@
 import { configDefaults, defineConfig, defineProject, mergeConfig } from "vitest/config";
 import { sharedTestConfig } from "../../vitest.shared.ts";
-import { postgresMissing } from "../../test-support/postgres.ts";
 
 // Three projects: the host's own tests; host-pg, the embedded-host tests that exercise the Store
 // again with every test host on a PostgreSQL database of the run's cluster (C21's matrix,
@@ -19,8 +18,8 @@ import { postgresMissing } from "../../test-support/postgres.ts";
  * Left out for CI's time too (the whole run stays under 20 minutes on 2 cores): turns, limits,
  * limits-between-cells, remote, remote-close and telemetry, about half of the matrix's time (the
  * daemon's turns on PostgreSQL are hosts-turns', its limits are the worker's, not the Store's).
- * One run of the full list took about 7 minutes of wall time on a loaded 2-core machine. Where
- * PostgreSQL is not installed the project is left out (in CI, which installs it, never).
+ * One run of the full list took about 7 minutes of wall time on a loaded 2-core machine. Like the
+ * host project's C21 tests it needs PostgreSQL installed, and fails without it (never skipped).
  */
 export const PG_MATRIX = [
   "test/host.test.ts",
@@ -50,16 +49,12 @@ export default defineConfig({
   test: {
     projects: [
       mergeConfig(sharedTestConfig, defineProject({ test: { name: "host", globalSetup: ["test/global-setup.ts", "test/pg-global-setup.ts"], exclude: [...configDefaults.exclude, "test/real-model/**"] } })),
-      ...(postgresMissing() && !process.env.CI
-        ? []
-        : [
-            defineProject({
-              resolve: sharedTestConfig.resolve,
-              ssr: sharedTestConfig.ssr,
-              // Not mergeConfig: it would add PG_MATRIX to the shared include (every test) instead of replacing it.
-              test: { ...sharedTestConfig.test, name: "host-pg", globalSetup: ["test/global-setup.ts", "test/pg-global-setup.ts"], include: PG_MATRIX, env: { KLBR_TEST_STORE: "postgres" } },
-            }),
-          ]),
+      defineProject({
+        resolve: sharedTestConfig.resolve,
+        ssr: sharedTestConfig.ssr,
+        // Not mergeConfig: it would add PG_MATRIX to the shared include (every test) instead of replacing it.
+        test: { ...sharedTestConfig.test, name: "host-pg", globalSetup: ["test/global-setup.ts", "test/pg-global-setup.ts"], include: PG_MATRIX, env: { KLBR_TEST_STORE: "postgres" } },
+      }),
       defineProject({
         resolve: sharedTestConfig.resolve,
         ssr: sharedTestConfig.ssr,
